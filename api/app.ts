@@ -1,0 +1,101 @@
+// The Koa application: error envelope, body parsing, request log, the
+// routes under /api, JSON 404s, and the unauthenticated /healthz.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import Koa, { type Middleware } from 'koa';
+import { authenticate } from './auth.js';
+import type { ApiDeps } from './deps.js';
+import { codeForStatus, HttpError } from './http-error.js';
+import { mountRoutes, type Route } from './route.js';
+import { leadRuleRoutes } from './routes/lead-rules.js';
+import { metaRoutes } from './routes/meta.js';
+
+/** Largest JSON body accepted (ingest batches included); larger gives 413. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export function allRoutes(): Route[] {
+  return [...leadRuleRoutes, ...metaRoutes(allRoutes)];
+}
+
+function errorEnvelope(deps: ApiDeps): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      let status = 500;
+      let code = 'internal_error';
+      let message = 'Internal server error';
+      let details: unknown = null;
+      if (err instanceof HttpError) {
+        ({ status, code, message, details } = err);
+        ctx.set(err.headers);
+      } else if (isExposedHttpError(err)) {
+        status = err.status;
+        code = codeForStatus(status);
+        message = err.message;
+      }
+      if (status >= 500) deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = status;
+      ctx.body = { success: false, message, data: null, error: { code, details } };
+    }
+  };
+}
+
+/** Errors raised by middleware we use (body parser, router) carry a status and `expose`. */
+function isExposedHttpError(err: unknown): err is Error & { status: number } {
+  const e = err as { status?: unknown; expose?: unknown };
+  return err instanceof Error && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true;
+}
+
+function requestLog(deps: ApiDeps): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    ctx.state.requestId = ctx.get('x-request-id') || randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId as string);
+    try {
+      await next();
+    } finally {
+      deps.logger.info(
+        { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
+  };
+}
+
+export function createApp(deps: ApiDeps): Koa {
+  if (!deps.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
+  const app = new Koa({ proxy: true });
+  const router = new Router({ prefix: '/api' });
+  mountRoutes(router, allRoutes(), {
+    deps,
+    authenticate: authenticate(deps.config.jwtSecret),
+    validateResponses: deps.config.validateResponses,
+  });
+
+  app.use(requestLog(deps));
+  app.use(errorEnvelope(deps));
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/healthz') return next();
+    ctx.body = { status: 'ok' };
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: MAX_BODY_BYTES,
+      encoding: 'utf-8',
+      onError: (err) => {
+        const status = (err as { status?: number }).status;
+        if (status === 413) throw new HttpError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+        throw new HttpError(400, 'bad_request', `request body is not valid JSON: ${err.message}`);
+      },
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,15 @@
+// What route handlers may use. The API reads through clickhouse table
+// modules and writes through the bus; it never reaches into a stage.
+import type { Config } from '../config/env.js';
+import type { Store } from '../clickhouse/client.js';
+import type { Logger } from '../lib/logger.js';
+import type { Bus } from '../pipeline/bus/index.js';
+import type { HotState } from '../pipeline/state/index.js';
+
+export interface ApiDeps {
+  config: Config;
+  store: Store;
+  bus: Bus;
+  state: HotState;
+  logger: Logger;
+}

@@ -1,0 +1,96 @@
+// Builds the OpenAPI 3.1 document from the route declarations, so that the
+// document cannot drift from what the routes validate.
+import { z } from 'zod';
+import type { Route } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query') {
+  if (!schema) return [];
+  const json = toJsonSchema(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || (required.has(name) && property.default === undefined),
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    schema: property,
+  }));
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid parameters or body',
+  401: 'Missing, invalid or expired token',
+  403: 'The token lacks the required permission',
+  404: 'Not found',
+  413: 'Request body too large',
+  429: 'Pipeline behind; retry after the Retry-After header',
+  500: 'Internal error',
+};
+
+export function buildOpenApiDocument(routes: Route[], version: string): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = `/api${route.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
+    const errors = new Set([400, 500, ...(route.permission ? [401, 403] : []), ...(route.errors ?? [])]);
+    const data = toJsonSchema(route.response, 'output');
+    const success =
+      route.envelope === false
+        ? data
+        : {
+            type: 'object',
+            required: ['success', 'message', 'data'],
+            properties: { success: { const: true }, message: { type: 'string' }, data },
+          };
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      summary: route.summary,
+      tags: [route.tag],
+      operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      ...(route.permission ? { security: [{ bearerAuth: [] }], 'x-permission': route.permission } : { security: [] }),
+      parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),
+      responses: {
+        [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } },
+        ...Object.fromEntries(
+          [...errors].sort().map((status) => [
+            String(status),
+            { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          ]),
+        ),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'cairn API',
+      version,
+      description: 'Security analytics: artifacts, knowledge graph, lead rules, observations and incidents. Every /v1 route takes a bearer JWT (HS256) carrying sub, org_id, permissions and exp.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['success', 'message', 'data', 'error'],
+          properties: {
+            success: { const: false },
+            message: { type: 'string' },
+            data: { type: 'null' },
+            error: { type: 'object', required: ['code', 'details'], properties: { code: { type: 'string' }, details: {} } },
+          },
+        },
+      },
+    },
+  };
+}

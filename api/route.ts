@@ -1,0 +1,100 @@
+// One declaration per route: method, path, permission, zod schemas for
+// params, query and body, the response data schema, and the handler.
+// Validation, auth, the envelope and the OpenAPI document all come from it.
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
+import type { ApiDeps } from './deps.js';
+import { requirePermission, type AuthContext } from './auth.js';
+import { HttpError } from './http-error.js';
+import type { Permission } from './permissions.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+type Schema = z.ZodType;
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The caller; absent only on public routes. */
+  auth: AuthContext;
+  deps: ApiDeps;
+  ctx: Context;
+}
+
+export interface RouteResult<D> {
+  message: string;
+  data: D;
+  /** Overrides the route's success status (e.g. 202 when work was queued). */
+  status?: number;
+}
+
+export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema> {
+  method: HttpMethod;
+  /** Relative to /api, e.g. /v1/lead-rules/:id */
+  path: string;
+  summary: string;
+  tag: string;
+  /** null for the few public routes (health, API description). */
+  permission: Permission | null;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Schema of `data` in the success envelope. */
+  response: R;
+  successStatus?: number;
+  /** false: the handler's data is the whole response body (e.g. the OpenAPI document). */
+  envelope?: boolean;
+  /** Extra documented error statuses, besides 400/401/403/500. */
+  errors?: number[];
+  handler(input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>): Promise<RouteResult<z.input<R>>>;
+}
+
+export type Route = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema>;
+
+export function defineRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema = Schema>(
+  spec: RouteSpec<P, Q, B, R>,
+): Route {
+  return spec as unknown as Route;
+}
+
+function parseInput(schema: Schema | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => ({ in: where, path: i.path.join('.'), message: i.message }));
+  const first = issues[0]!;
+  const subject = first.path ? `${first.path}: ` : '';
+  throw new HttpError(400, 'validation_error', `invalid ${where === 'path' ? 'path parameter' : where}: ${subject}${first.message}`, issues);
+}
+
+export interface MountOptions {
+  deps: ApiDeps;
+  authenticate: Middleware;
+  validateResponses: boolean;
+}
+
+export function mountRoutes(router: Router, routes: Route[], { deps, authenticate, validateResponses }: MountOptions): void {
+  for (const route of routes) {
+    const guards: Middleware[] = route.permission ? [authenticate, requirePermission(route.permission)] : [];
+    const handle: Middleware = async (ctx) => {
+      const params = parseInput(route.params, ctx.params, 'path');
+      const query = parseInput(route.query, ctx.query, 'query');
+      const body = parseInput(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+      const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx });
+      let data: unknown = result.data;
+      if (validateResponses) {
+        const checked = route.response.safeParse(data);
+        if (!checked.success) {
+          throw new Error(`response of ${route.method.toUpperCase()} ${route.path} does not match its schema: ${checked.error.message}`);
+        }
+        data = checked.data;
+      }
+      ctx.status = result.status ?? route.successStatus ?? 200;
+      ctx.body = route.envelope === false ? data : { success: true, message: result.message, data };
+    };
+    router.register(route.path, [route.method.toUpperCase()], [...guards, handle]);
+  }
+}

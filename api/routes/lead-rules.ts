@@ -1,0 +1,181 @@
+// Lead rules (SPEC 2.2, 4.2): the criteria that promote matching events into
+// observations and leads.
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, Severity, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
+import { badRequest, notFound } from '../http-error.js';
+import { defineRoute } from '../route.js';
+import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+
+export const DEFAULT_SEVERITY = 'medium';
+/** Longest threshold window: window state is kept in hot state for this long. */
+const MAX_WINDOW_MS = 30 * 86_400_000;
+
+const Window = z
+  .string()
+  .regex(DURATION_PATTERN, 'window must be a duration such as 30s, 5m, 1h or 7d')
+  .refine((w) => !DURATION_PATTERN.test(w) || parseDuration(w) <= MAX_WINDOW_MS, 'window must be at most 30d');
+
+const GroupBy = z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'group_by must be a field name such as source.ip');
+
+/** Conditions as a client sends them: unknown keys are refused so typos cannot silently change detection. */
+const Conditions = z
+  .strictObject({
+    source: z.string().min(1, 'source must not be empty').optional(),
+    pattern: z.string().trim().min(1, 'pattern is required'),
+    threshold: z.int('threshold must be an integer').min(1, 'threshold must be at least 1').optional(),
+    window: Window.optional(),
+    group_by: GroupBy.optional(),
+  })
+  .refine((c) => (c.threshold === undefined) === (c.window === undefined), {
+    message: 'threshold and window go together: give both or neither',
+    path: ['window'],
+  });
+
+const RuleFields = {
+  name: z.string().trim().min(1, 'name is required').max(200),
+  description: z.string().max(2000),
+  enabled: z.boolean({ message: 'enabled must be true or false' }),
+  severity: Severity,
+};
+
+const CreateBody = z.object({
+  name: RuleFields.name,
+  description: RuleFields.description.default(''),
+  enabled: RuleFields.enabled.default(true),
+  conditions: Conditions,
+  severity: RuleFields.severity.default(DEFAULT_SEVERITY),
+});
+
+/** Partial update: top-level fields replace; `conditions` merges key by key, null removes a key. */
+const UpdateBody = z
+  .object({
+    name: RuleFields.name.optional(),
+    description: RuleFields.description.optional(),
+    enabled: RuleFields.enabled.optional(),
+    severity: RuleFields.severity.optional(),
+    conditions: z.record(z.string(), z.unknown().nullable()).optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
+
+const LeadRuleSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  conditions: z.object({
+    source: z.string().optional(),
+    pattern: z.string(),
+    threshold: z.number().int().optional(),
+    window: z.string().optional(),
+    group_by: z.string().optional(),
+  }),
+  severity: Severity,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+async function findRule(deps: { store: Parameters<typeof getLeadRule>[0] }, orgId: string, id: string): Promise<LeadRule> {
+  const rule = await getLeadRule(deps.store, orgId, id);
+  if (!rule) throw notFound('lead rule');
+  return rule;
+}
+
+function mergeConditions(current: LeadRule['conditions'], patch: Record<string, unknown>): z.infer<typeof Conditions> {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const result = Conditions.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw badRequest(`invalid body: conditions.${issue.path.join('.')}: ${issue.message}`.replace('conditions.: ', 'conditions: '), result.error.issues);
+  }
+  return result.data;
+}
+
+export const leadRuleRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/lead-rules',
+    summary: 'List lead rules, newest first',
+    tag: 'Lead rules',
+    permission: 'signals:read',
+    query: Pagination.extend({ enabled: QueryBoolean.optional() }),
+    response: listData('rules', LeadRuleSchema),
+    async handler({ query, auth, deps }) {
+      const { rules, total } = await listLeadRules(deps.store, auth.orgId, query);
+      return { message: `${total} lead rule(s)`, data: { rules, total, limit: query.limit, offset: query.offset } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/lead-rules/:id',
+    summary: 'Get one lead rule',
+    tag: 'Lead rules',
+    permission: 'signals:read',
+    params: IdParams,
+    response: LeadRuleSchema,
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      return { message: 'Lead rule found', data: await findRule(deps, auth.orgId, params.id) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/lead-rules',
+    summary: 'Create a lead rule (enabled by default, severity medium by default)',
+    tag: 'Lead rules',
+    permission: 'signals:manage',
+    body: CreateBody,
+    response: LeadRuleSchema.pick({ id: true, name: true, enabled: true, created_at: true }),
+    successStatus: 201,
+    async handler({ body, auth, deps }) {
+      const now = new Date().toISOString();
+      const rule: LeadRule = { id: uuidv7(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
+      await saveLeadRule(deps.store, rule);
+      return { message: 'Lead rule created', data: { id: rule.id, name: rule.name, enabled: rule.enabled, created_at: rule.created_at } };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/v1/lead-rules/:id',
+    summary: 'Update a lead rule; only the fields given change',
+    tag: 'Lead rules',
+    permission: 'signals:manage',
+    params: IdParams,
+    body: UpdateBody,
+    response: LeadRuleSchema,
+    errors: [404],
+    async handler({ params, body, auth, deps }) {
+      const current = await findRule(deps, auth.orgId, params.id);
+      const { conditions, ...fields } = body;
+      const updated: LeadRule = {
+        ...current,
+        ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+        conditions: conditions ? mergeConditions(current.conditions, conditions) : current.conditions,
+        updated_at: new Date().toISOString(),
+      };
+      await saveLeadRule(deps.store, updated);
+      return { message: 'Lead rule updated', data: updated };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/lead-rules/:id',
+    summary: 'Delete a lead rule',
+    tag: 'Lead rules',
+    permission: 'signals:manage',
+    params: IdParams,
+    response: z.null(),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const rule = await findRule(deps, auth.orgId, params.id);
+      await deleteLeadRule(deps.store, rule);
+      return { message: `Lead rule "${rule.name}" deleted`, data: null };
+    },
+  }),
+];

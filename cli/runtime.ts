@@ -1,0 +1,40 @@
+// Opens what a cairn process needs (store with migrations applied, bus with
+// topics created, hot state) and closes it in reverse order.
+import type { Config } from '../config/env.js';
+import { openStore, type Store } from '../clickhouse/client.js';
+import { migrate } from '../clickhouse/migrate.js';
+import type { Logger } from '../lib/logger.js';
+import { createBus, type Bus } from '../pipeline/bus/index.js';
+import { createHotState, type HotState } from '../pipeline/state/index.js';
+import { topicSpecs } from '../topics/index.js';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  bus: Bus;
+  state: HotState;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const store = await openStore(config);
+  const applied = await migrate(store);
+  if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.id) }, 'migrations applied');
+  const bus = await createBus(config, logger);
+  await bus.ensureTopics(topicSpecs());
+  const state = await createHotState(config);
+  logger.info({ store: config.clickhouse.url ?? 'embedded chdb', bus: bus.kind, state: config.redisUrl ? 'redis' : 'local' }, 'runtime ready');
+  return {
+    config,
+    logger,
+    store,
+    bus,
+    state,
+    async close() {
+      await bus.close();
+      await state.close();
+      await store.close();
+    },
+  };
+}

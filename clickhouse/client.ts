@@ -1,0 +1,60 @@
+// The one store client. Without a server URL it runs ClickHouse embedded
+// (chdb) on a directory under the data dir; with one, it talks to the server.
+// Either way callers get the same @clickhouse/client API and SQL dialect.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import type { Config } from '../config/env.js';
+
+export type Store = ClickHouseClient;
+
+type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
+
+/** Settings every session uses: ISO 8601 timestamps in, UTC everywhere. */
+const SESSION_SETTINGS: ClickHouseSettings = {
+  date_time_input_format: 'best_effort',
+  session_timezone: 'UTC',
+};
+
+export interface StoreOptions {
+  clickhouse: Config['clickhouse'];
+  dataDir: string;
+}
+
+export async function openStore({ clickhouse, dataDir }: StoreOptions): Promise<Store> {
+  if (clickhouse.url) {
+    const bootstrap = createClient({ url: clickhouse.url, username: clickhouse.user, password: clickhouse.password });
+    try {
+      await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${clickhouse.database}` });
+    } finally {
+      await bootstrap.close();
+    }
+    return createClient({
+      url: clickhouse.url,
+      username: clickhouse.user,
+      password: clickhouse.password,
+      database: clickhouse.database,
+      clickhouse_settings: SESSION_SETTINGS,
+      request_timeout: 60_000,
+    });
+  }
+  const dir = path.join(dataDir, 'clickhouse');
+  await fs.mkdir(dir, { recursive: true });
+  // Loaded only in embedded mode: the engine is a large native library.
+  const { createChdbConnection } = await import('chdb/connection');
+  // chdb types its connection against its own copy of @clickhouse/client-common;
+  // the shapes are the same (chdb pins the client version it implements).
+  const connection = createChdbConnection({ path: dir }) as unknown as ClientConnection;
+  const client = createClient({ connection });
+  // chdb ignores the client's `database` option, and settings stick to its
+  // one session, so the session is set up once here.
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${clickhouse.database}` });
+  await client.command({ query: `USE ${clickhouse.database}` });
+  await client.command({ query: 'SELECT 1', clickhouse_settings: SESSION_SETTINGS });
+  return client;
+}
+
+/** ClickHouse renders DateTime64 as "2026-01-02 03:04:05.678"; the API speaks ISO 8601. */
+export function toIsoTimestamp(value: string): string {
+  return value.includes('T') ? new Date(value).toISOString() : `${value.replace(' ', 'T')}${value.includes('.') ? '' : '.000'}Z`;
+}

@@ -1,0 +1,117 @@
+// The lead_rules table: rows, writes and named queries.
+import { z } from 'zod';
+import { toIsoTimestamp, type Store } from '../client.js';
+import { nextVersion } from '../version.js';
+
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const Severity = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof Severity>;
+
+export const LeadRuleConditions = z.object({
+  source: z.string().optional(),
+  pattern: z.string(),
+  threshold: z.number().int().optional(),
+  window: z.string().optional(),
+  group_by: z.string().optional(),
+});
+export type LeadRuleConditions = z.infer<typeof LeadRuleConditions>;
+
+export interface LeadRule {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  conditions: LeadRuleConditions;
+  severity: Severity;
+  created_at: string;
+  updated_at: string;
+}
+
+const LeadRuleRow = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  conditions: z.string(),
+  severity: Severity,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const COLUMNS = 'id, org_id, name, description, enabled, conditions, severity, created_at, updated_at';
+
+function fromRow(row: unknown): LeadRule {
+  const r = LeadRuleRow.parse(row);
+  return {
+    ...r,
+    conditions: LeadRuleConditions.parse(JSON.parse(r.conditions)),
+    created_at: toIsoTimestamp(r.created_at),
+    updated_at: toIsoTimestamp(r.updated_at),
+  };
+}
+
+async function insertVersion(store: Store, rule: LeadRule, isDeleted: boolean): Promise<void> {
+  await store.insert({
+    table: 'lead_rules',
+    format: 'JSONEachRow',
+    values: [{ ...rule, conditions: JSON.stringify(rule.conditions), version: nextVersion(), is_deleted: isDeleted ? 1 : 0 }],
+  });
+}
+
+/** Writes the rule as its newest version (create and update alike). */
+export async function saveLeadRule(store: Store, rule: LeadRule): Promise<void> {
+  await insertVersion(store, rule, false);
+}
+
+export async function deleteLeadRule(store: Store, rule: LeadRule): Promise<void> {
+  await insertVersion(store, { ...rule, updated_at: new Date().toISOString() }, true);
+}
+
+export async function getLeadRule(store: Store, orgId: string, id: string): Promise<LeadRule | null> {
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE org_id = {orgId:String} AND id = {id:UUID} LIMIT 1`,
+    query_params: { orgId, id },
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json();
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
+export interface LeadRuleFilter {
+  enabled?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export async function listLeadRules(store: Store, orgId: string, filter: LeadRuleFilter): Promise<{ rules: LeadRule[]; total: number }> {
+  const where = ['org_id = {orgId:String}'];
+  if (filter.enabled !== undefined) where.push('enabled = {enabled:Bool}');
+  const params = { orgId, enabled: filter.enabled, limit: filter.limit, offset: filter.offset };
+  const [page, count] = await Promise.all([
+    store.query({
+      query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE ${where.join(' AND ')}
+              ORDER BY created_at DESC, id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      query_params: params,
+      format: 'JSONEachRow',
+    }),
+    store.query({
+      query: `SELECT count() AS total FROM lead_rules FINAL WHERE ${where.join(' AND ')}`,
+      query_params: params,
+      format: 'JSONEachRow',
+    }),
+  ]);
+  const rules = (await page.json()).map(fromRow);
+  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
+  return { rules, total: Number(total) };
+}
+
+/** Every enabled rule of every organization, for the rule stage. */
+export async function listEnabledLeadRules(store: Store): Promise<LeadRule[]> {
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE enabled ORDER BY org_id, id`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json()).map(fromRow);
+}

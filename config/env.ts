@@ -1,0 +1,131 @@
+// The one place that reads process.env. Every variable is parsed by zod at
+// start; a bad value stops the process with a message naming the variable.
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Empty strings count as unset, so `FOO=` in a compose file means "default". */
+function optional<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional());
+}
+
+function withDefault<T extends z.ZodType>(schema: T, fallback: z.input<T>) {
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.default(fallback as never));
+}
+
+/** "false" is a truthy string, so booleans are parsed explicitly. */
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const url = z.string().url();
+
+const brokerList = z
+  .string()
+  .transform((v) => v.split(',').map((b) => b.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1));
+
+const jwtSecret = z.string().min(32, 'must be at least 32 characters (HS256 needs a long random secret)');
+
+/** 32 bytes, written as 64 hex characters or as base64. */
+const masterKey = z.string().transform((v, ctx) => {
+  const key = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+  if (key.length !== 32) {
+    ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex characters or base64' });
+    return z.NEVER;
+  }
+  return key;
+});
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const EnvSchema = z.object({
+  PORT: withDefault(port, 8080),
+  HOST: withDefault(z.string(), '0.0.0.0'),
+  CAIRN_DATA_DIR: withDefault(z.string(), './data'),
+  CAIRN_CLICKHOUSE_URL: optional(url),
+  CAIRN_CLICKHOUSE_USER: withDefault(z.string(), 'default'),
+  CAIRN_CLICKHOUSE_PASSWORD: withDefault(z.string(), ''),
+  CAIRN_CLICKHOUSE_DATABASE: withDefault(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier'), 'cairn'),
+  CAIRN_KAFKA_BROKERS: optional(brokerList),
+  CAIRN_KAFKA_PARTITIONS: withDefault(positiveInt, 3),
+  CAIRN_KAFKA_CLIENT_ID: withDefault(z.string(), 'cairn'),
+  CAIRN_KAFKA_TOPIC_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9._-]*$/, 'may hold only letters, digits, dot, underscore and dash'), ''),
+  CAIRN_REDIS_URL: optional(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')),
+  CAIRN_SCHEMA_REGISTRY_URL: optional(url),
+  CAIRN_JWT_SECRET: optional(jwtSecret),
+  CAIRN_MASTER_KEY: optional(masterKey),
+  CAIRN_ORG_ID: withDefault(z.string().min(1), 'default'),
+  CAIRN_LOG_LEVEL: withDefault(logLevel, 'info'),
+  CAIRN_VALIDATE_RESPONSES: optional(booleanString),
+  CAIRN_BUS_SEGMENT_BYTES: withDefault(positiveInt, 64 * 1024 * 1024),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  orgId: string;
+  logLevel: z.infer<typeof logLevel>;
+  clickhouse: { url?: string; user: string; password: string; database: string };
+  /** `topicPrefix` lets several deployments (or test runs) share one cluster: it prefixes topics and consumer groups. */
+  kafka?: { brokers: string[]; partitions: number; clientId: string; topicPrefix: string };
+  redisUrl?: string;
+  schemaRegistryUrl?: string;
+  /** Unset means: embedded mode creates one in the data dir, distributed mode refuses to start. */
+  jwtSecret?: string;
+  masterKey?: Buffer;
+  /** Check every response against its declared schema (on by default outside production). */
+  validateResponses: boolean;
+  bus: { segmentBytes: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  }
+  const env = parsed.data;
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: path.resolve(env.CAIRN_DATA_DIR),
+    orgId: env.CAIRN_ORG_ID,
+    logLevel: env.CAIRN_LOG_LEVEL,
+    clickhouse: {
+      url: env.CAIRN_CLICKHOUSE_URL,
+      user: env.CAIRN_CLICKHOUSE_USER,
+      password: env.CAIRN_CLICKHOUSE_PASSWORD,
+      database: env.CAIRN_CLICKHOUSE_DATABASE,
+    },
+    kafka: env.CAIRN_KAFKA_BROKERS
+      ? {
+          brokers: env.CAIRN_KAFKA_BROKERS,
+          partitions: env.CAIRN_KAFKA_PARTITIONS,
+          clientId: env.CAIRN_KAFKA_CLIENT_ID,
+          topicPrefix: env.CAIRN_KAFKA_TOPIC_PREFIX,
+        }
+      : undefined,
+    redisUrl: env.CAIRN_REDIS_URL,
+    schemaRegistryUrl: env.CAIRN_SCHEMA_REGISTRY_URL,
+    jwtSecret: env.CAIRN_JWT_SECRET,
+    masterKey: env.CAIRN_MASTER_KEY,
+    validateResponses: env.CAIRN_VALIDATE_RESPONSES ?? source.NODE_ENV !== 'production',
+    bus: { segmentBytes: env.CAIRN_BUS_SEGMENT_BYTES },
+  };
+}
+
+/** Embedded mode: no external ClickHouse, Kafka or Redis configured. */
+export function isEmbedded(config: Config): boolean {
+  return !config.clickhouse.url && !config.kafka && !config.redisUrl;
+}

@@ -1,0 +1,24 @@
+// One structured logger (pino). Secret-bearing fields are redacted wherever
+// they appear, so a log line never carries a password, token or key.
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+const REDACTED_PATHS = [
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.private_key',
+  '*.sp_private_key',
+];
+
+export function createLogger(level: string = process.env.CAIRN_LOG_LEVEL ?? 'info'): Logger {
+  return pino({ level, base: { service: 'cairn' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}

@@ -1,0 +1,28 @@
+// What a stage is, and the registry `cairn worker <stage>` and `cairn start` use.
+import type { Config } from '../config/env.js';
+import type { Store } from '../clickhouse/client.js';
+import { isTransientClickHouseError } from '../clickhouse/errors.js';
+import { isTransientError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { Bus, Subscription } from './bus/index.js';
+import type { HotState } from './state/index.js';
+
+export interface StageContext {
+  config: Config;
+  store: Store;
+  bus: Bus;
+  state: HotState;
+  logger: Logger;
+}
+
+export interface Stage {
+  /** Also the consumer group name. */
+  name: string;
+  description: string;
+  start(ctx: StageContext): Promise<Subscription>;
+}
+
+/** Transient for every stage: network, kafkajs retriable, and ClickHouse overload codes. */
+export function isTransientStageError(err: unknown): boolean {
+  return isTransientError(err) || isTransientClickHouseError(err);
+}

@@ -1,0 +1,157 @@
+// Hot state of the embedded default: a map in memory, every change written to
+// a snapshot journal under the data dir before the call returns, so rule
+// windows and firing marks survive a crash or restart.
+import { SnapshotJournal } from '../../lib/journal.js';
+import type { HotState } from './types.js';
+
+type Entry =
+  | { kind: 'value'; value: string; expiresAt: number }
+  | { kind: 'window'; members: Map<string, number>; expiresAt: number };
+
+type Change =
+  | { op: 'set'; k: string; v: string; e: number }
+  | { op: 'del'; k: string }
+  | { op: 'wadd'; k: string; m: string; s: number; e: number }
+  | { op: 'wtrim'; k: string; b: number };
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+export class LocalState implements HotState {
+  private readonly entries = new Map<string, Entry>();
+  private journal!: SnapshotJournal;
+  private readonly sweeper: NodeJS.Timeout;
+
+  private constructor() {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+  }
+
+  static async open(path: string): Promise<LocalState> {
+    const state = new LocalState();
+    state.journal = await SnapshotJournal.open(
+      path,
+      (body) => state.apply(JSON.parse(body.toString('utf8')) as Change),
+      () => state.snapshot(),
+    );
+    return state;
+  }
+
+  private apply(change: Change): void {
+    switch (change.op) {
+      case 'set':
+        this.entries.set(change.k, { kind: 'value', value: change.v, expiresAt: change.e });
+        break;
+      case 'del':
+        this.entries.delete(change.k);
+        break;
+      case 'wadd': {
+        const entry = this.liveEntry(change.k);
+        if (entry?.kind === 'window') {
+          entry.members.set(change.m, change.s);
+          if (change.e) entry.expiresAt = change.e;
+        } else {
+          this.entries.set(change.k, { kind: 'window', members: new Map([[change.m, change.s]]), expiresAt: change.e });
+        }
+        break;
+      }
+      case 'wtrim': {
+        const entry = this.liveEntry(change.k);
+        if (entry?.kind !== 'window') break;
+        for (const [m, s] of entry.members) if (s < change.b) entry.members.delete(m);
+        if (entry.members.size === 0) this.entries.delete(change.k);
+        break;
+      }
+    }
+  }
+
+  /** The state as a minimal list of changes, for compaction. */
+  private snapshot(): Buffer[] {
+    this.sweep();
+    const changes: Change[] = [];
+    for (const [k, entry] of this.entries) {
+      if (entry.kind === 'value') changes.push({ op: 'set', k, v: entry.value, e: entry.expiresAt });
+      else for (const [m, s] of entry.members) changes.push({ op: 'wadd', k, m, s, e: entry.expiresAt });
+    }
+    return changes.map((c) => Buffer.from(JSON.stringify(c), 'utf8'));
+  }
+
+  private async write(change: Change): Promise<void> {
+    this.apply(change);
+    await this.journal.append([Buffer.from(JSON.stringify(change), 'utf8')]);
+  }
+
+  private liveEntry(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt !== 0 && entry.expiresAt <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [k, entry] of this.entries) if (entry.expiresAt !== 0 && entry.expiresAt <= now) this.entries.delete(k);
+  }
+
+  async get(key: string): Promise<string | null> {
+    const entry = this.liveEntry(key);
+    if (entry && entry.kind !== 'value') throw new Error(`key ${key} holds a window, not a value`);
+    return entry?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    await this.write({ op: 'set', k: key, v: value, e: expiry(ttlMs) });
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    if (this.liveEntry(key)) return false;
+    await this.write({ op: 'set', k: key, v: value, e: expiry(ttlMs) });
+    return true;
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!this.entries.has(key)) return;
+    await this.write({ op: 'del', k: key });
+  }
+
+  async increment(key: string, by = 1, ttlMs?: number): Promise<number> {
+    const current = await this.get(key);
+    const next = (current === null ? 0 : Number(current)) + by;
+    if (!Number.isSafeInteger(next)) throw new Error(`key ${key} does not hold an integer`);
+    const keepExpiry = this.liveEntry(key)?.expiresAt ?? 0;
+    await this.write({ op: 'set', k: key, v: String(next), e: ttlMs ? expiry(ttlMs) : keepExpiry });
+    return next;
+  }
+
+  async windowAdd(key: string, member: string, atMs: number, ttlMs?: number): Promise<void> {
+    const entry = this.liveEntry(key);
+    if (entry && entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
+    await this.write({ op: 'wadd', k: key, m: member, s: atMs, e: ttlMs ? expiry(ttlMs) : (entry?.expiresAt ?? 0) });
+  }
+
+  async windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]> {
+    const entry = this.liveEntry(key);
+    if (!entry) return [];
+    if (entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
+    return [...entry.members]
+      .filter(([, s]) => s >= fromMs && s <= toMs)
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([m]) => m);
+  }
+
+  async windowTrim(key: string, beforeMs: number): Promise<void> {
+    const entry = this.liveEntry(key);
+    if (entry?.kind !== 'window') return;
+    if (![...entry.members.values()].some((s) => s < beforeMs)) return;
+    await this.write({ op: 'wtrim', k: key, b: beforeMs });
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.journal.close();
+  }
+}
+
+function expiry(ttlMs?: number): number {
+  return ttlMs ? Date.now() + ttlMs : 0;
+}

@@ -1,0 +1,114 @@
+// The `cairn` command as users run it: a separate process, real files, real HTTP.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import jwt from 'jsonwebtoken';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './services/process.js';
+import { eventually } from './helpers/buses.js';
+
+const BIN = path.join(import.meta.dirname, '..', 'bin', 'cairn.mjs');
+const SECRET = 'cli-test-secret-cli-test-secret-cli-test-secret';
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
+}
+
+function cairn(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
+}
+
+const running: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+});
+
+async function startCairn(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`cairn start exited early:\n${output}`);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 60_000, 200);
+  return { child, output: () => output, url };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+describe('cairn command', () => {
+  it('mints a token with the configured secret, permissions and ttl', () => {
+    const result = cairn(['token', '--permissions', 'signals:read,graph:read', '--sub', 'alice', '--ttl', '2h'], { CAIRN_JWT_SECRET: SECRET });
+    expect(result.status).toBe(0);
+    const claims = jwt.verify(result.stdout.trim(), SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    expect(claims).toMatchObject({ sub: 'alice', org_id: 'default', permissions: ['signals:read', 'graph:read'] });
+    expect(claims.exp! - claims.iat!).toBe(7200);
+  });
+
+  it('refuses unknown permissions by name', () => {
+    const result = cairn(['token', '--permissions', 'signals:read,root'], { CAIRN_JWT_SECRET: SECRET });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/unknown permission\(s\): root/);
+  });
+
+  it('stops on a bad variable with a message naming it', () => {
+    const result = cairn(['start'], { PORT: 'eighty', CAIRN_DATA_DIR: tempDir() });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toMatch(/PORT:/);
+  });
+
+  it('applies migrations once and says so', () => {
+    const env = { CAIRN_DATA_DIR: tempDir() };
+    const first = cairn(['migrate'], env);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/applied: 001_lead_rules/);
+    const second = cairn(['migrate'], env);
+    expect(second.stdout).toMatch(/schema is up to date/);
+  });
+
+  it('starts embedded with a secret it creates, serves lead rules, and keeps them across a restart', async () => {
+    const dataDir = tempDir();
+    const first = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    expect(first.output()).toMatch(/created a JWT secret/);
+    expect(first.output()).toMatch(/cairn token --permissions all/);
+    const secretFile = path.join(dataDir, 'jwt-secret');
+    expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
+
+    const token = cairn(['token', '--permissions', 'signals:read,signals:manage'], { CAIRN_DATA_DIR: dataDir }).stdout.trim();
+    const weak = cairn(['token', '--permissions', 'graph:read'], { CAIRN_DATA_DIR: dataDir }).stdout.trim();
+    const get = (t?: string) => fetch(`${first.url}/api/v1/lead-rules`, { headers: t ? { authorization: `Bearer ${t}` } : {} });
+    expect((await get()).status).toBe(401);
+    expect((await get(weak)).status).toBe(403);
+    const ok = await get(token);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ success: true, data: { rules: [], total: 0, limit: 50, offset: 0 } });
+
+    const created = await fetch(`${first.url}/api/v1/lead-rules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'kept', conditions: { pattern: 'Failed password' } }),
+    });
+    expect(created.status).toBe(201);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    expect(second.output()).not.toMatch(/created a JWT secret/);
+    const list = (await (await fetch(`${second.url}/api/v1/lead-rules`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { rules: { name: string }[] } };
+    expect(list.data.rules.map((r) => r.name)).toEqual(['kept']);
+  });
+});

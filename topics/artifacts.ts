@@ -1,0 +1,22 @@
+// artifacts.raw: what sensors send, one artifact per message. Messages from
+// the API carry every field; sensors producing straight to Kafka may send only
+// `source` and `raw`, and the consuming stages fill the rest deterministically.
+import { z } from 'zod';
+import { defineTopic } from './topic.js';
+
+export const RawArtifact = z.object({
+  id: z.uuid().optional(),
+  org_id: z.string().min(1).optional(),
+  source: z.string().min(1),
+  raw: z.string(),
+  timestamp: z.iso.datetime({ offset: true }).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type RawArtifact = z.infer<typeof RawArtifact>;
+
+export const artifactsRaw = defineTopic<RawArtifact>({
+  name: 'artifacts.raw',
+  schema: RawArtifact,
+  key: (a) => a.id ?? null,
+  consumers: ['store'],
+});

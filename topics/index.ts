@@ -1,0 +1,16 @@
+// The catalogue: every topic cairn uses. Nothing else names a topic string.
+import { artifactsRaw } from './artifacts.js';
+import type { TopicDef } from './topic.js';
+
+export { artifactsRaw, RawArtifact } from './artifacts.js';
+export { defineTopic, dlqName, type TopicDef } from './topic.js';
+
+export const TOPICS: readonly Pick<TopicDef, 'name' | 'dlq' | 'consumers'>[] = [artifactsRaw];
+
+/** Every topic and its dead-letter sibling, as the bus creates them. */
+export function topicSpecs(): { name: string; consumers: readonly string[] }[] {
+  return TOPICS.flatMap((t) => [
+    { name: t.name, consumers: t.consumers },
+    { name: t.dlq, consumers: [] },
+  ]);
+}

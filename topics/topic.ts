@@ -1,0 +1,30 @@
+// What a topic is: its name, its dead-letter sibling, the schema of its
+// messages, the partition key, and the stages that consume it.
+import type { z } from 'zod';
+
+export interface TopicDef<T = unknown> {
+  readonly name: string;
+  /** Where messages a consumer cannot handle go, with the reason in headers. */
+  readonly dlq: string;
+  readonly schema: z.ZodType<T>;
+  /** Partition key: messages with the same key are delivered in order. */
+  readonly key: (message: T) => string | null;
+  /**
+   * Consumer groups (one per stage) that read this topic. The in-process bus
+   * keeps a log segment until every one of them has committed past it.
+   */
+  readonly consumers: readonly string[];
+}
+
+export function defineTopic<T>(def: Omit<TopicDef<T>, 'dlq'>): TopicDef<T> {
+  return { ...def, dlq: dlqName(def.name) };
+}
+
+export function dlqName(topic: string): string {
+  return `${topic}.dlq`;
+}
+
+/** A dead-letter topic: raw bytes kept as they were, read by people and replay tools. */
+export function dlqTopicOf(topic: TopicDef): TopicDef<unknown> {
+  return { name: topic.dlq, dlq: topic.dlq, schema: topic.schema as z.ZodType<unknown>, key: () => null, consumers: [] };
+}
