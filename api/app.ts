@@ -5,17 +5,19 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import Koa, { type Middleware } from 'koa';
 import { authenticate } from './auth.js';
-import type { ApiDeps } from './deps.js';
+import type { ApiDeps, ApiRuntime } from './deps.js';
+import { IngestGate } from './ingest-gate.js';
 import { codeForStatus, HttpError } from './http-error.js';
+import { MAX_BODY_BYTES } from './limits.js';
 import { mountRoutes, type Route } from './route.js';
+import { artifactRoutes } from './routes/artifacts.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
+import { artifactsRaw } from '../topics/index.js';
 
-/** Largest JSON body accepted (ingest batches included); larger gives 413. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export function allRoutes(): Route[] {
-  return [...leadRuleRoutes, ...metaRoutes(allRoutes)];
+  return [...artifactRoutes, ...leadRuleRoutes, ...metaRoutes(allRoutes)];
 }
 
 function errorEnvelope(deps: ApiDeps): Middleware {
@@ -67,13 +69,14 @@ function requestLog(deps: ApiDeps): Middleware {
   };
 }
 
-export function createApp(deps: ApiDeps): Koa {
-  if (!deps.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
+export function createApp(runtime: ApiRuntime): Koa {
+  if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
+  const deps: ApiDeps = { ...runtime, ingestGate: new IngestGate(runtime.bus, artifactsRaw, runtime.config.ingestMaxLag) };
   const app = new Koa({ proxy: true });
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, allRoutes(), {
     deps,
-    authenticate: authenticate(deps.config.jwtSecret),
+    authenticate: authenticate(runtime.config.jwtSecret),
     validateResponses: deps.config.validateResponses,
   });
 

@@ -5,11 +5,17 @@ import type { Store } from '../clickhouse/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Bus } from '../pipeline/bus/index.js';
 import type { HotState } from '../pipeline/state/index.js';
+import type { IngestGate } from './ingest-gate.js';
 
-export interface ApiDeps {
+/** What a process hands the API when it creates it. */
+export interface ApiRuntime {
   config: Config;
   store: Store;
   bus: Bus;
   state: HotState;
   logger: Logger;
+}
+
+export interface ApiDeps extends ApiRuntime {
+  ingestGate: IngestGate;
 }

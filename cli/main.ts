@@ -9,10 +9,9 @@ import { migrate } from '../clickhouse/migrate.js';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config/env.js';
 import { parseDuration } from '../lib/duration.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import type { Subscription } from '../pipeline/bus/index.js';
 import { findStage, STAGES } from '../pipeline/stages.js';
 import { findJwtSecret, provideEmbeddedSecrets } from './embedded-secrets.js';
-import { openRuntime, type Runtime } from './runtime.js';
+import { openRuntime, startStages, type Runtime } from './runtime.js';
 
 const USAGE = `usage: cairn <command>
 
@@ -36,17 +35,6 @@ async function serve(runtime: Runtime): Promise<http.Server> {
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
   return server;
-}
-
-async function startStages(runtime: Runtime, names: string[]): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
-  for (const name of names) {
-    const stage = findStage(name);
-    if (!stage) throw new Error(`unknown stage "${name}"; stages: ${STAGES.map((s) => s.name).join(', ')}`);
-    subscriptions.push(await stage.start({ ...runtime, logger: runtime.logger.child({ stage: name }) }));
-    runtime.logger.info({ stage: name }, 'stage started');
-  }
-  return subscriptions;
 }
 
 /** Runs until SIGINT/SIGTERM, then stops consumers, the server and the runtime, in that order. */

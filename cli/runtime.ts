@@ -3,8 +3,10 @@
 import type { Config } from '../config/env.js';
 import { openStore, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
+import { applyArtifactRetention } from '../clickhouse/tables/artifacts.js';
 import type { Logger } from '../lib/logger.js';
-import { createBus, type Bus } from '../pipeline/bus/index.js';
+import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js';
+import { findStage, STAGES } from '../pipeline/stages.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
 import { topicSpecs } from '../topics/index.js';
 
@@ -21,6 +23,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const store = await openStore(config);
   const applied = await migrate(store);
   if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.id) }, 'migrations applied');
+  if (await applyArtifactRetention(store, config.artifactRetentionDays)) {
+    logger.info({ days: config.artifactRetentionDays }, 'artifact retention changed');
+  }
   const bus = await createBus(config, logger);
   await bus.ensureTopics(topicSpecs());
   const state = await createHotState(config);
@@ -37,4 +42,16 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       await store.close();
     },
   };
+}
+
+/** Starts the named stages on the runtime; each logs with its name. */
+export async function startStages(runtime: Runtime, names: string[]): Promise<Subscription[]> {
+  const subscriptions: Subscription[] = [];
+  for (const name of names) {
+    const stage = findStage(name);
+    if (!stage) throw new Error(`unknown stage "${name}"; stages: ${STAGES.map((s) => s.name).join(', ')}`);
+    subscriptions.push(await stage.start({ ...runtime, logger: runtime.logger.child({ stage: name }) }));
+    runtime.logger.info({ stage: name }, 'stage started');
+  }
+  return subscriptions;
 }

@@ -54,6 +54,11 @@ export async function openStore({ clickhouse, dataDir }: StoreOptions): Promise<
   return client;
 }
 
+/** ISO 8601 to the form ClickHouse parses in query parameters: "2026-01-02 03:04:05.678" (UTC). */
+export function toClickHouseTime(iso: string): string {
+  return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
+}
+
 /** ClickHouse renders DateTime64 as "2026-01-02 03:04:05.678"; the API speaks ISO 8601. */
 export function toIsoTimestamp(value: string): string {
   return value.includes('T') ? new Date(value).toISOString() : `${value.replace(' ', 'T')}${value.includes('.') ? '' : '.000'}Z`;

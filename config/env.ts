@@ -60,6 +60,10 @@ const EnvSchema = z.object({
   CAIRN_LOG_LEVEL: withDefault(logLevel, 'info'),
   CAIRN_VALIDATE_RESPONSES: optional(booleanString),
   CAIRN_BUS_SEGMENT_BYTES: withDefault(positiveInt, 64 * 1024 * 1024),
+  CAIRN_ARTIFACT_RETENTION_DAYS: withDefault(positiveInt.max(36500), 90),
+  CAIRN_INGEST_MAX_LAG: withDefault(positiveInt, 2_000_000),
+  CAIRN_STORE_BATCH_SIZE: withDefault(positiveInt.max(200_000), 20_000),
+  CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -81,6 +85,11 @@ export interface Config {
   /** Check every response against its declared schema (on by default outside production). */
   validateResponses: boolean;
   bus: { segmentBytes: number };
+  /** Days an artifact is kept after it arrived. */
+  artifactRetentionDays: number;
+  /** Ingest answers 429 while a stage reading artifacts.raw is further behind than this many messages. */
+  ingestMaxLag: number;
+  pipeline: { storeBatchSize: number; storeBatchWaitMs: number };
 }
 
 export class ConfigError extends Error {
@@ -122,6 +131,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     masterKey: env.CAIRN_MASTER_KEY,
     validateResponses: env.CAIRN_VALIDATE_RESPONSES ?? source.NODE_ENV !== 'production',
     bus: { segmentBytes: env.CAIRN_BUS_SEGMENT_BYTES },
+    artifactRetentionDays: env.CAIRN_ARTIFACT_RETENTION_DAYS,
+    ingestMaxLag: env.CAIRN_INGEST_MAX_LAG,
+    pipeline: { storeBatchSize: env.CAIRN_STORE_BATCH_SIZE, storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS },
   };
 }
 

@@ -18,6 +18,27 @@ export interface KafkaBusOptions {
 /** Rough bytes per message, to turn a batch size into a fetch size the broker understands. */
 const ESTIMATED_MESSAGE_BYTES = 512;
 
+/** Bytes of message values per produce call. */
+const MAX_SEND_BYTES = 768 * 1024;
+
+function chunksByBytes(messages: OutgoingMessage[], maxBytes: number): OutgoingMessage[][] {
+  const chunks: OutgoingMessage[][] = [];
+  let current: OutgoingMessage[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = m.value.length + (m.key?.length ?? 0) + 64;
+    if (current.length > 0 && bytes + size > maxBytes) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(m);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
 function kafkaLogger(logger: Logger) {
   return () =>
     ({ level, label, log }: LogEntry) => {
@@ -76,11 +97,15 @@ export class KafkaBus implements Bus {
   async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
-    await this.producer.send({
-      topic: this.prefix + topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-    });
+    // One record batch per partition must stay under the broker's
+    // message.max.bytes (1 MiB by default), so large sends go in chunks, in order.
+    for (const chunk of chunksByBytes(messages, MAX_SEND_BYTES)) {
+      await this.producer.send({
+        topic: this.prefix + topic,
+        acks: -1,
+        messages: chunk.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      });
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {

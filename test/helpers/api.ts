@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { mintToken } from '../../api/auth.js';
 import { PERMISSIONS } from '../../api/permissions.js';
-import { openRuntime, type Runtime } from '../../cli/runtime.js';
+import { openRuntime, startStages, type Runtime } from '../../cli/runtime.js';
 import { loadConfig } from '../../config/env.js';
 import { testLogger } from './buses.js';
 
@@ -20,6 +20,10 @@ export interface TestApiOptions {
   dataDir?: string;
   /** Run on Kafka and Redis from the global setup instead of the embedded bus and state. */
   distributed?: boolean;
+  /** Pipeline stages to run beside the API, e.g. ['store']. */
+  stages?: string[];
+  /** Further environment, e.g. { CAIRN_INGEST_MAX_LAG: '10' }. */
+  env?: Record<string, string>;
 }
 
 export interface ApiResponse {
@@ -48,10 +52,14 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     PORT: '0',
     CAIRN_CLICKHOUSE_URL: process.env.CAIRN_TEST_CLICKHOUSE_URL,
     CAIRN_KAFKA_BROKERS: options.distributed ? inject('kafkaBrokers') : undefined,
-    CAIRN_KAFKA_TOPIC_PREFIX: `test-${randomUUID().slice(0, 8)}.`,
+    // Topics and groups per data dir: a restart on the same dir finds its own.
+    CAIRN_KAFKA_TOPIC_PREFIX: `test-${path.basename(dataDir)}.`,
     CAIRN_REDIS_URL: options.distributed ? inject('redisUrl') : undefined,
+    CAIRN_STORE_BATCH_WAIT_MS: '20',
+    ...options.env,
   });
   const runtime = await openRuntime(config, testLogger);
+  const subscriptions = await startStages(runtime, options.stages ?? []);
   const server = http.createServer(createApp(runtime).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -84,6 +92,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       return { status: response.status, headers: response.headers, body: parsed, text };
     },
     async close() {
+      await Promise.all(subscriptions.map((s) => s.stop()));
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await runtime.close();

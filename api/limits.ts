@@ -1,0 +1,11 @@
+// Request limits, documented in README. Past them the API answers 413 or 400
+// with a message instead of taking work it cannot finish.
+
+/** Largest JSON request body; larger answers 413. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Artifacts in one POST /v1/artifacts; more answers 413. */
+export const MAX_ARTIFACTS_PER_REQUEST = 10_000;
+/** Bytes of one artifact's `raw`; a larger item is rejected (it must fit one Kafka message). */
+export const MAX_RAW_BYTES = 256 * 1024;
+/** Bytes of one artifact's `metadata` as JSON. */
+export const MAX_METADATA_BYTES = 16 * 1024;

@@ -1,0 +1,150 @@
+// Artifacts (SPEC 2.7, 4.7): ingest onto the bus, search in the store.
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { SqlParams } from '../../clickhouse/sql.js';
+import { searchArtifacts } from '../../clickhouse/tables/artifacts.js';
+import { publish } from '../../pipeline/bus/consume.js';
+import { parseQuery, QuerySyntaxError, type Clause } from '../../query/parse.js';
+import { queryConditions, unknownField } from '../../query/to-sql.js';
+import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
+import { badRequest, HttpError } from '../http-error.js';
+import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
+import { defineRoute } from '../route.js';
+import { listData, Pagination, Timestamp } from '../schemas.js';
+
+/** ISO 8601 with an offset, or without one meaning UTC. */
+const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
+
+const ArtifactInput = z.object({
+  source: z.string({ message: 'source is required and must be a string' }).trim().min(1, 'source must not be empty').max(128, 'source must be at most 128 characters'),
+  raw: z
+    .string({ message: 'raw is required and must be a string' })
+    .min(1, 'raw must not be empty')
+    .refine((raw) => Buffer.byteLength(raw, 'utf8') <= MAX_RAW_BYTES, `raw must be at most ${MAX_RAW_BYTES} bytes`),
+  timestamp: IngestTimestamp.optional(),
+  metadata: z
+    .record(z.string(), z.unknown(), { message: 'metadata must be an object' })
+    .refine((m) => Buffer.byteLength(JSON.stringify(m), 'utf8') <= MAX_METADATA_BYTES, `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`)
+    .optional(),
+});
+
+/** Normalizes an ISO 8601 timestamp to UTC with milliseconds; no zone means UTC. */
+function toUtcIso(timestamp: string): string {
+  const zoned = /(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/.test(timestamp) ? timestamp : `${timestamp}Z`;
+  return new Date(zoned).toISOString();
+}
+
+const IngestBody = z.object({
+  artifacts: z.array(z.unknown(), { message: 'artifacts must be an array of artifact objects' }).min(1, 'artifacts must hold at least one artifact'),
+});
+
+const Rejection = z.object({ index: z.number().int(), reason: z.string() });
+
+const ArtifactSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  source: z.string(),
+  raw: z.string(),
+  timestamp: Timestamp,
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: Timestamp,
+});
+
+const SearchQuery = Pagination.extend({
+  source: z.string().min(1).max(128).optional(),
+  start: Timestamp.optional(),
+  end: Timestamp.optional(),
+  query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+}).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
+
+/** Fields a search can name before parsing exists: the artifact's own columns. */
+const ARTIFACT_FIELDS = ['source', 'id'] as const;
+
+function artifactField(clause: Extract<Clause, { kind: 'field' }>, params: SqlParams): string {
+  switch (clause.field) {
+    case 'source':
+      return `source = ${params.add(clause.value, 'String')}`;
+    case 'id':
+      return `toString(id) = ${params.add(clause.value.toLowerCase(), 'String')}`;
+    default:
+      throw unknownField(clause.field, ARTIFACT_FIELDS);
+  }
+}
+
+export const artifactRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/artifacts',
+    summary: `Ingest artifacts (at most ${MAX_ARTIFACTS_PER_REQUEST} per request); answers once the bus holds them`,
+    tag: 'Artifacts',
+    permission: 'signals:write',
+    body: IngestBody,
+    response: z.object({ accepted: z.number().int(), rejected: z.number().int(), ids: z.array(z.string()), rejections: z.array(Rejection) }),
+    successStatus: 202,
+    errors: [413, 429],
+    async handler({ body, auth, deps }) {
+      if (body.artifacts.length > MAX_ARTIFACTS_PER_REQUEST) {
+        throw new HttpError(413, 'payload_too_large', `at most ${MAX_ARTIFACTS_PER_REQUEST} artifacts per request; this one has ${body.artifacts.length}`);
+      }
+      const accepted: RawArtifact[] = [];
+      const rejections: z.infer<typeof Rejection>[] = [];
+      const receivedAt = new Date().toISOString();
+      body.artifacts.forEach((item, index) => {
+        const parsed = ArtifactInput.safeParse(item);
+        if (!parsed.success) {
+          rejections.push({ index, reason: parsed.error.issues.map((i) => i.message).join('; ') });
+          return;
+        }
+        const { source, raw, timestamp, metadata } = parsed.data;
+        accepted.push({
+          id: uuidv7(),
+          org_id: auth.orgId,
+          source,
+          raw,
+          timestamp: timestamp ? toUtcIso(timestamp) : receivedAt,
+          metadata: metadata ?? {},
+        });
+      });
+      if (accepted.length === 0) {
+        throw new HttpError(400, 'validation_error', `no artifact was accepted: ${rejections[0]!.reason} (item ${rejections[0]!.index})`, rejections);
+      }
+      await deps.ingestGate.admit(accepted.length);
+      await publish(deps.bus, artifactsRaw, accepted);
+      const note = rejections.length ? `, ${rejections.length} rejected` : '';
+      return {
+        message: `${accepted.length} artifact(s) accepted for processing${note}`,
+        data: { accepted: accepted.length, rejected: rejections.length, ids: accepted.map((a) => a.id!), rejections },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts',
+    summary: 'Search artifacts, newest first: words and "phrases" in raw (ASCII case ignored), time range [start, end), source',
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    query: SearchQuery,
+    response: listData('artifacts', ArtifactSchema),
+    async handler({ query, auth, deps }) {
+      const params = new SqlParams();
+      let conditions: string[] = [];
+      try {
+        conditions = query.query ? queryConditions(parseQuery(query.query), { textColumn: 'raw', field: artifactField }, params) : [];
+      } catch (err) {
+        if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`);
+        throw err;
+      }
+      const { artifacts, total } = await searchArtifacts(deps.store, {
+        orgId: auth.orgId,
+        source: query.source,
+        start: query.start,
+        end: query.end,
+        conditions,
+        params,
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return { message: `${total} artifact(s) found`, data: { artifacts, total, limit: query.limit, offset: query.offset } };
+    },
+  }),
+];

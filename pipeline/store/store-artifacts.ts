@@ -1,0 +1,26 @@
+// The store step: complete the batch's artifacts, leave out those a previous
+// delivery already stored, insert the rest in one go.
+import type { Store } from '../../clickhouse/client.js';
+import { insertArtifacts, storedArtifactIds, type Artifact } from '../../clickhouse/tables/artifacts.js';
+import type { RawArtifact } from '../../topics/index.js';
+import { completeArtifact } from '../artifacts.js';
+import type { Envelope } from '../bus/consume.js';
+
+export interface StoreResult {
+  inserted: number;
+  /** Already stored by an earlier delivery of the same messages. */
+  replayed: number;
+}
+
+export async function storeArtifacts(store: Store, batch: Envelope<RawArtifact>[], defaultOrgId: string): Promise<StoreResult> {
+  const byId = new Map<string, Artifact>();
+  for (const { value, message } of batch) {
+    const artifact = completeArtifact(value, message, defaultOrgId);
+    byId.set(artifact.id, artifact); // the same artifact twice in one batch is stored once
+  }
+  const artifacts = [...byId.values()];
+  const stored = await storedArtifactIds(store, artifacts);
+  const fresh = stored.size ? artifacts.filter((a) => !stored.has(a.id)) : artifacts;
+  await insertArtifacts(store, fresh);
+  return { inserted: fresh.length, replayed: batch.length - fresh.length };
+}
