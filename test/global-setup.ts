@@ -5,11 +5,13 @@ import type { TestProject } from 'vitest/node';
 import { startKafka } from './services/kafka.js';
 import type { RunningService } from './services/process.js';
 import { startRedis } from './services/redis.js';
+import { startSchemaRegistry } from './services/schema-registry.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     kafkaBrokers: string;
     redisUrl: string;
+    schemaRegistryUrl: string;
   }
 }
 
@@ -17,12 +19,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started: RunningService[] = [];
   try {
     const t0 = Date.now();
-    const [kafka, redis] = await Promise.all([startKafka(), startRedis()]);
-    started.push(kafka, redis);
+    const results = await Promise.allSettled([startKafka(), startRedis(), startSchemaRegistry()]);
+    for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [kafka, redis, registry] = started as [RunningService, RunningService, RunningService];
     for (const s of started) console.log(`[services] ${s.name} at ${s.address}: ${s.origin}`);
     console.log(`[services] ready in ${Date.now() - t0} ms`);
     project.provide('kafkaBrokers', kafka.address);
     project.provide('redisUrl', redis.address);
+    project.provide('schemaRegistryUrl', registry.address);
   } catch (err) {
     await Promise.allSettled(started.map((s) => s.stop()));
     throw err;

@@ -60,7 +60,7 @@ export async function storedArtifactIds(store: Store, artifacts: Pick<Artifact, 
     if (a.timestamp > to) to = a.timestamp;
   }
   const result = await store.query({
-    query: `SELECT toString(id) AS id FROM artifacts
+    query: `SELECT id FROM artifacts
             WHERE org_id IN {orgs:Array(String)} AND timestamp BETWEEN {from:DateTime64(3)} AND {to:DateTime64(3)}
               AND id IN {ids:Array(UUID)}`,
     query_params: { orgs: [...new Set(artifacts.map((a) => a.org_id))], from: toClickHouseTime(from), to: toClickHouseTime(to), ids: artifacts.map((a) => a.id) },

@@ -20,6 +20,8 @@ export interface TestApiOptions {
   dataDir?: string;
   /** Run on Kafka and Redis from the global setup instead of the embedded bus and state. */
   distributed?: boolean;
+  /** Decode artifacts through the schema registry the global setup started. */
+  schemaRegistry?: boolean;
   /** Pipeline stages to run beside the API, e.g. ['store']. */
   stages?: string[];
   /** Further environment, e.g. { CAIRN_INGEST_MAX_LAG: '10' }. */
@@ -55,6 +57,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     // Topics and groups per data dir: a restart on the same dir finds its own.
     CAIRN_KAFKA_TOPIC_PREFIX: `test-${path.basename(dataDir)}.`,
     CAIRN_REDIS_URL: options.distributed ? inject('redisUrl') : undefined,
+    CAIRN_SCHEMA_REGISTRY_URL: options.schemaRegistry ? inject('schemaRegistryUrl') : undefined,
     CAIRN_STORE_BATCH_WAIT_MS: '20',
     ...options.env,
   });
