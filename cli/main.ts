@@ -11,6 +11,7 @@ import { parseDuration } from '../lib/duration.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { findStage, STAGES } from '../pipeline/stages.js';
 import { findJwtSecret, provideEmbeddedSecrets } from './embedded-secrets.js';
+import { ingestFile } from './ingest.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
 
 const USAGE = `usage: cairn <command>
@@ -19,6 +20,9 @@ const USAGE = `usage: cairn <command>
   api                   the HTTP API only
   worker <stage>        one pipeline stage (${STAGES.map((s) => s.name).join(', ') || 'none yet'})
   migrate               apply ClickHouse migrations and exit
+  ingest <file> --source <name> [--url http://127.0.0.1:PORT] [--token T] [--batch-size 5000]
+                        load a log file, one artifact per line, through a running cairn's API
+                        (token: --token, else CAIRN_TOKEN, else minted with the configured secret)
   token --permissions a,b [--sub name] [--ttl 1h] [--org id]
                         print a bearer token signed with the configured secret
                         (--permissions all grants every permission)
@@ -91,6 +95,27 @@ async function run(command: string, args: string[], baseConfig: Config, logger: 
       } finally {
         await store.close();
       }
+      return;
+    }
+    case 'ingest': {
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { source: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, 'batch-size': { type: 'string', default: '5000' }, org: { type: 'string' } },
+      });
+      const file = requireArg(positionals[0], 'ingest needs a file: cairn ingest <file> --source <name>');
+      const source = requireArg(values.source, 'ingest needs --source <name>, e.g. --source auth');
+      let token = values.token ?? process.env.CAIRN_TOKEN;
+      if (!token) {
+        const secret = await findJwtSecret(baseConfig);
+        if (!secret) throw new Error('no token: pass --token or CAIRN_TOKEN, or set CAIRN_JWT_SECRET');
+        token = mintToken(secret, { subject: 'cairn-ingest', orgId: values.org ?? baseConfig.orgId, permissions: ['signals:write'], ttlSeconds: 24 * 3600 });
+      }
+      const batchSize = Number(values['batch-size']);
+      if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');
+      const summary = await ingestFile({ file, source, url: values.url ?? `http://127.0.0.1:${baseConfig.port}`, token, batchSize, progress: true });
+      console.log(`${summary.lines} lines in ${summary.seconds.toFixed(1)} s: ${summary.accepted} accepted, ${summary.rejected} rejected`);
+      for (const r of summary.rejections) console.log(`  line ${r.line}: ${r.reason}`);
       return;
     }
     case 'token': {

@@ -85,7 +85,7 @@ export function parseQuery(input: string): Query {
       continue;
     }
     if (word === 'OR') throw new QuerySyntaxError('OR is not supported: terms are combined with AND; run one search per alternative');
-    const field = FIELD_TERM.exec(word) ?? (input[end] === '"' && word.endsWith(':') ? [word, word.slice(0, -1), ''] : null);
+    const field = FIELD_TERM.exec(word) ?? (/^[A-Za-z@][A-Za-z0-9_.@-]*:$/.test(word) ? [word, word.slice(0, -1), ''] : null);
     if (field && /^[A-Za-z@][A-Za-z0-9_.@-]*$/.test(field[1]!) && !field[2]!.startsWith('/') && !field[2]!.startsWith(':')) {
       let value = field[2]!;
       end = i + word.length;

@@ -111,4 +111,36 @@ describe('cairn command', () => {
     const list = (await (await fetch(`${second.url}/api/v1/lead-rules`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { rules: { name: string }[] } };
     expect(list.data.rules.map((r) => r.name)).toEqual(['kept']);
   });
+
+  it('ingests a log file line by line through the API and reports accepted and rejected lines', async () => {
+    const dataDir = tempDir();
+    const server = await startCairn({ CAIRN_DATA_DIR: dataDir, CAIRN_STORE_BATCH_WAIT_MS: '20' });
+    const fixture = path.join(import.meta.dirname, 'fixtures', 'beats', 'secure-rhel7.log');
+    const lines = fs.readFileSync(fixture, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const file = path.join(dataDir, 'mixed.log');
+    fs.writeFileSync(file, [...lines, '', 'x'.repeat(300_000)].join('\n'));
+
+    const port = new URL(server.url).port;
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'ingest', file, '--source', 'auth', '--batch-size', '300'], {
+        env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', CAIRN_DATA_DIR: dataDir, PORT: port },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${lines.length + 1} lines in [\\d.]+ s: ${lines.length} accepted, 1 rejected`));
+    expect(result.stdout).toMatch(new RegExp(`line ${lines.length + 2}: raw must be at most 262144 bytes`));
+    expect(result.stderr).toMatch(/100%/);
+
+    const token = cairn(['token', '--permissions', 'signals:read'], { CAIRN_DATA_DIR: dataDir }).stdout.trim();
+    const expected = lines.filter((l) => l.includes('Failed password')).length;
+    await eventually(async () => {
+      const res = await fetch(`${server.url}/api/v1/artifacts?source=auth&limit=1&query=${encodeURIComponent('"Failed password"')}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(((await res.json()) as { data: { total: number } }).data.total).toBe(expected);
+    }, 30_000, 200);
+  });
 });
