@@ -10,11 +10,17 @@ export type Store = ClickHouseClient;
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
-/** Settings every session uses: ISO 8601 timestamps in, UTC everywhere. */
+/**
+ * Settings every session uses: ISO 8601 timestamps in, UTC everywhere, and
+ * top-K dynamic filtering off: in ClickHouse 26.7 it makes
+ * `WHERE <two token conditions> ORDER BY timestamp DESC LIMIT n` return no
+ * rows at all (test/artifact-search.test.ts holds the regression test).
+ */
 const SESSION_SETTINGS: ClickHouseSettings = {
   date_time_input_format: 'best_effort',
   session_timezone: 'UTC',
-};
+  use_top_k_dynamic_filtering: 0,
+} as ClickHouseSettings;
 
 export interface StoreOptions {
   clickhouse: Config['clickhouse'];

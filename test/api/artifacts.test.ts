@@ -137,10 +137,15 @@ describe.each(['embedded', 'distributed'] as const)('artifacts API, %s', (mode) 
     });
 
     it('ANDs the terms and matches quoted phrases as adjacent words', async () => {
-      expect((await search(token(), `query=${encodeURIComponent('failed root')}`)).total).toBe(1);
-      expect((await search(token(), `query=${encodeURIComponent('"invalid user admin"')}`)).total).toBe(1);
-      expect((await search(token(), `query=${encodeURIComponent('"user invalid"')}`)).total).toBe(0);
-      expect((await search(token(), `query=${encodeURIComponent('failed AND password AND ssh2')}`)).total).toBe(2);
+      const matches = async (q: string) => {
+        const found = await search(token(), `query=${encodeURIComponent(q)}`);
+        expect(found.artifacts).toHaveLength(found.total);
+        return found.artifacts.map((a) => a.raw);
+      };
+      expect(await matches('failed root')).toEqual([lines[0]!.raw]);
+      expect(await matches('"invalid user admin"')).toEqual([lines[1]!.raw]);
+      expect(await matches('"user invalid"')).toEqual([]);
+      expect(await matches('failed AND password AND ssh2')).toEqual([lines[1]!.raw, lines[0]!.raw]);
     });
 
     it('matches words with separators exactly, and excludes with NOT', async () => {

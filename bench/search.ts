@@ -1,0 +1,113 @@
+// Search benchmark: latency of GET /v1/artifacts for token queries with a
+// time range, at 1M and 10M artifacts, through the real API over HTTP on
+// the embedded store.
+//
+//   node --import tsx bench/search.ts [--sizes 1000000,10000000] [--runs 40]
+//
+// Rows are the sample logs (CAIRN_SAMPLES_DIR) repeated, each with a host
+// token (1 in 5,000 rows) and a unique sequence token appended, their
+// timestamps spread over 30 days.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp } from '../api/app.js';
+import { openRuntime } from '../cli/runtime.js';
+import { loadConfig } from '../config/env.js';
+import { createLogger } from '../lib/logger.js';
+import { BENCH_SECRET, benchToken, loadSamples, machineLine, percentile } from './lib.js';
+
+const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '1000000,10000000' }, runs: { type: 'string', default: '40' } } });
+const SIZES = args.sizes.split(',').map(Number);
+const RUNS = Number(args.runs);
+const ORG = 'bench';
+const DAYS = 30;
+const FIRST_DAY = Date.parse('2026-10-23T00:00:00Z');
+
+const { lines: samples, dir } = loadSamples();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-search-'));
+const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production' });
+const runtime = await openRuntime(config, createLogger('warn'));
+const { store } = runtime;
+const server = http.createServer(createApp(runtime).callback());
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+const token = benchToken(ORG);
+
+await store.command({ query: 'CREATE TABLE bench_templates (i UInt32, source String, raw String) ENGINE = Memory' });
+await store.insert({ table: 'bench_templates', format: 'JSONEachRow', values: samples.map((s, i) => ({ i, source: s.source, raw: s.raw })) });
+
+/** Appends rows [from, to) generated in SQL, a million at a time. */
+async function generate(from: number, to: number): Promise<void> {
+  const spreadMs = DAYS * 86_400_000;
+  for (let start = from; start < to; start += 1_000_000) {
+    const count = Math.min(1_000_000, to - start);
+    await store.command({
+      query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
+              SELECT generateUUIDv7(), '${ORG}', t.source,
+                     concat(t.raw, ' host=h', toString(n.number % 5000), ' seq=s', toString(n.number)),
+                     toDateTime64(${FIRST_DAY / 1000}, 3, 'UTC') + toIntervalMillisecond(intDiv(n.number * ${spreadMs}, ${to})),
+                     '{}', now64(3)
+              FROM numbers(${start}, ${count}) AS n
+              INNER JOIN bench_templates AS t ON t.i = n.number % ${samples.length}`,
+    });
+  }
+}
+
+interface QueryKind {
+  name: string;
+  query: () => string;
+}
+
+const QUERIES: QueryKind[] = [
+  { name: 'two common words', query: () => 'Failed password' },
+  { name: 'rare token (1 in 5,000)', query: () => `h${Math.floor(Math.random() * 5000)}` },
+  { name: 'phrase', query: () => '"Accepted publickey"' },
+  { name: 'unique token', query: () => `s${Math.floor(Math.random() * 1_000_000)}` },
+  { name: 'address with separators', query: () => '192.168.86.85' },
+];
+
+async function timeSearch(query: string, range: boolean): Promise<{ ms: number; total: number }> {
+  const day = Math.floor(Math.random() * (DAYS - 1));
+  const params = new URLSearchParams({ query, limit: '50' });
+  if (range) {
+    params.set('start', new Date(FIRST_DAY + day * 86_400_000).toISOString());
+    params.set('end', new Date(FIRST_DAY + (day + 1) * 86_400_000).toISOString());
+  }
+  const started = performance.now();
+  const res = await fetch(`${url}/api/v1/artifacts?${params}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { data: { total: number } };
+  if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms: performance.now() - started, total: body.data.total };
+}
+
+console.log(`search benchmark: ${RUNS} runs per query kind and size, ${samples.length} sample lines from ${dir}`);
+console.log(machineLine());
+let rows = 0;
+for (const size of SIZES) {
+  const started = Date.now();
+  await generate(rows, size);
+  rows = size;
+  console.log(`\n${size.toLocaleString('en')} artifacts (generated in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  for (const range of [true, false]) {
+    const all: number[] = [];
+    for (const kind of QUERIES) {
+      await timeSearch(kind.query(), range); // warm-up
+      const times: number[] = [];
+      let hits = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const { ms, total } = await timeSearch(kind.query(), range);
+        times.push(ms);
+        hits += total;
+      }
+      all.push(...times);
+      console.log(`  ${range ? '1-day range' : 'no range   '}  ${kind.name.padEnd(26)} p50 ${percentile(times, 50).toFixed(1)} ms  p95 ${percentile(times, 95).toFixed(1)} ms  (avg ${Math.round(hits / RUNS)} hits)`);
+    }
+    console.log(`  ${range ? '1-day range' : 'no range   '}  ALL                        p50 ${percentile(all, 50).toFixed(1)} ms  p95 ${percentile(all, 95).toFixed(1)} ms`);
+  }
+}
+
+server.close();
+await runtime.close();
+fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,70 @@
+// Artifact search on the store itself, with enough rows for ClickHouse's
+// query optimizations to kick in.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../clickhouse/client.js';
+import { migrate } from '../clickhouse/migrate.js';
+import { SqlParams } from '../clickhouse/sql.js';
+import { searchArtifacts } from '../clickhouse/tables/artifacts.js';
+import { parseQuery } from '../query/parse.js';
+import { queryConditions } from '../query/to-sql.js';
+import { QuerySyntaxError } from '../query/parse.js';
+
+let store: Store;
+
+beforeAll(async () => {
+  store = await openStore({
+    clickhouse: { url: process.env.CAIRN_TEST_CLICKHOUSE_URL, user: 'default', password: '', database: `cairn_search_${process.pid}` },
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-search-')),
+  });
+  await migrate(store);
+  await store.command({
+    query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
+            SELECT generateUUIDv7(), 'o', 'auth',
+                   if(number % 10 = 0, concat('sshd: Failed password for root from 10.0.', toString(number % 256), '.1'), concat('sshd: Accepted publickey for alice ', toString(number))),
+                   toDateTime64('2026-11-01 00:00:00', 3, 'UTC') + toIntervalMillisecond(number * 1000), '{}', now64(3)
+            FROM numbers(20000)`,
+  });
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+async function search(query: string, limit = 50) {
+  const params = new SqlParams();
+  const field = () => {
+    throw new QuerySyntaxError('no fields here');
+  };
+  const conditions = queryConditions(parseQuery(query), { textColumn: 'raw', field }, params);
+  return searchArtifacts(store, { orgId: 'o', conditions, params, limit, offset: 0 });
+}
+
+describe('artifact search on 20,000 rows', () => {
+  it('returns the newest matching rows for several words (ClickHouse 26.7 top-K filtering returned none)', async () => {
+    const { artifacts, total } = await search('failed password');
+    expect(total).toBe(2000);
+    expect(artifacts).toHaveLength(50);
+    expect(artifacts.every((a) => a.raw.includes('Failed password'))).toBe(true);
+    const times = artifacts.map((a) => a.timestamp);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(times[0]).toBe('2026-11-01T05:33:10.000Z');
+  });
+
+  it('returns rows for a phrase and for words with separators', async () => {
+    expect((await search('"for root from"', 10)).artifacts).toHaveLength(10);
+    const dotted = await search('10.0.8.1', 1000);
+    expect(dotted.total).toBe(dotted.artifacts.length);
+    expect(dotted.artifacts.length).toBeGreaterThan(0);
+    expect(dotted.artifacts.every((a) => a.raw.endsWith('10.0.8.1'))).toBe(true);
+  });
+
+  it('excludes with NOT and still pages', async () => {
+    const { artifacts, total } = await search('sshd NOT failed', 20);
+    expect(total).toBe(18000);
+    expect(artifacts).toHaveLength(20);
+    expect(artifacts.some((a) => a.raw.includes('Failed'))).toBe(false);
+  });
+});
