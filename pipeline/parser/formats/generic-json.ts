@@ -1,0 +1,111 @@
+// Any JSON object: nested keys flattened to dotted names, so an event that
+// already speaks ECS ({"source": {"ip": ...}} or {"source.ip": ...}) keeps its
+// fields, and a few common non-ECS spellings are mapped (src_ip, dst_port, user...).
+import { canonicalIp } from '../ip.js';
+import type { EventFields, FieldValue, FormatParser } from '../types.js';
+
+/** Common field spellings of hand-rolled JSON logs, and their ECS names. */
+const ALIASES: Record<string, string> = {
+  src_ip: 'source.ip',
+  src: 'source.ip',
+  srcip: 'source.ip',
+  source_ip: 'source.ip',
+  client_ip: 'source.ip',
+  src_port: 'source.port',
+  srcport: 'source.port',
+  source_port: 'source.port',
+  dst_ip: 'destination.ip',
+  dest_ip: 'destination.ip',
+  dst: 'destination.ip',
+  dstip: 'destination.ip',
+  destination_ip: 'destination.ip',
+  dst_port: 'destination.port',
+  dest_port: 'destination.port',
+  dstport: 'destination.port',
+  destination_port: 'destination.port',
+  proto: 'network.transport',
+  protocol: 'network.transport',
+  user: 'user.name',
+  username: 'user.name',
+  user_name: 'user.name',
+  hostname: 'host.hostname',
+  host: 'host.hostname',
+  action: 'event.action',
+  outcome: 'event.outcome',
+  msg: 'message',
+  timestamp: '@timestamp',
+  time: '@timestamp',
+  ts: '@timestamp',
+};
+
+const NUMERIC = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code']);
+const IPS = new Set(['source.ip', 'destination.ip', 'client.ip', 'server.ip', 'host.ip']);
+
+function toTimestamp(value: unknown): string | undefined {
+  if (typeof value === 'number') return new Date(value > 1e12 ? value : value * 1000).toISOString();
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+function scalar(value: unknown): FieldValue | undefined {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) {
+    const items = value.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+    return items.length ? items : undefined;
+  }
+  return undefined;
+}
+
+function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix: string): void {
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix + key;
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      flattenInto(fields, v as Record<string, unknown>, `${name}.`);
+      continue;
+    }
+    const s = scalar(v);
+    if (s !== undefined) fields[name] = s;
+  }
+}
+
+/** Maps aliases to ECS names and normalizes well-known fields. */
+export function normalizeEcs(raw: EventFields): EventFields {
+  const fields: EventFields = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const name = key in ALIASES && !(ALIASES[key]! in raw) ? ALIASES[key]! : key;
+    if (name === '@timestamp') {
+      const ts = toTimestamp(value);
+      if (ts) fields[name] = ts;
+    } else if (NUMERIC.has(name) && typeof value === 'string' && /^\d+$/.test(value)) {
+      fields[name] = Number(value);
+    } else if (IPS.has(name) && typeof value === 'string') {
+      fields[name] = canonicalIp(value) ?? value;
+    } else if (name === 'network.transport' && typeof value === 'string') {
+      fields[name] = value.toLowerCase();
+    } else {
+      fields[name] = value;
+    }
+  }
+  return fields;
+}
+
+export const genericJson: FormatParser = {
+  name: 'json',
+  detect: (raw) => raw.trimStart().startsWith('{'),
+  parse(raw) {
+    if (!raw.trimStart().startsWith('{')) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new Error(`not valid JSON: ${(err as Error).message}`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+    const flat: EventFields = {};
+    flattenInto(flat, value as Record<string, unknown>, '');
+    const fields = normalizeEcs(flat);
+    fields['event.kind'] ??= 'event';
+    return fields;
+  },
+};

@@ -1,0 +1,26 @@
+// key=value lines (many appliances log this way): at least two pairs, values
+// bare or double-quoted. Keys go through the same ECS aliases as JSON.
+import type { EventFields, FormatParser } from '../types.js';
+import { normalizeEcs } from './generic-json.js';
+
+const PAIR = /([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const MIN_PAIRS = 2;
+
+export const keyValue: FormatParser = {
+  name: 'kv',
+  detect: (raw) => raw.indexOf('=') > 0,
+  parse(raw) {
+    const pairs: EventFields = {};
+    let count = 0;
+    for (const m of raw.matchAll(PAIR)) {
+      const value = m[2]!.startsWith('"') ? m[2]!.slice(1, -1).replace(/\\(.)/g, '$1') : m[2]!;
+      pairs[m[1]!] = /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+      count++;
+    }
+    if (count < MIN_PAIRS) return null;
+    const fields = normalizeEcs(pairs);
+    fields['event.kind'] ??= 'event';
+    fields.message ??= raw;
+    return fields;
+  },
+};

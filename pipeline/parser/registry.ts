@@ -1,0 +1,65 @@
+// Which parser reads which artifact: the artifact's `source` names the
+// formats to try first; when none of them takes the line (or the source is
+// unknown), formats are detected by content, most specific first, ending
+// with the generic JSON and key=value readers.
+import { ciscoAsa } from './formats/cisco-asa.js';
+import { genericJson } from './formats/generic-json.js';
+import { iptables } from './formats/iptables.js';
+import { jsonAuth } from './formats/json-auth.js';
+import { keyValue } from './formats/key-value.js';
+import { suricataEve } from './formats/suricata-eve.js';
+import { syslogAuth } from './formats/syslog-auth.js';
+import { zeekDns } from './formats/zeek-dns.js';
+import { ParseFailure } from './failure.js';
+import type { EventFields, FormatParser, ParseContext } from './types.js';
+
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, syslogAuth, genericJson, keyValue];
+
+/** Formats to try first for a source name (lower-cased). */
+const BY_SOURCE: Record<string, readonly FormatParser[]> = {
+  suricata: [suricataEve],
+  eve: [suricataEve],
+  ids: [suricataEve],
+  auth: [syslogAuth, jsonAuth],
+  sshd: [syslogAuth],
+  pam: [syslogAuth],
+  sudo: [syslogAuth],
+  secure: [syslogAuth],
+  syslog: [syslogAuth],
+  firewall: [iptables, ciscoAsa],
+  iptables: [iptables],
+  netfilter: [iptables],
+  asa: [ciscoAsa],
+  'cisco-asa': [ciscoAsa],
+  dns: [zeekDns, suricataEve],
+  zeek: [zeekDns],
+};
+
+export interface ParsedRaw {
+  parser: string;
+  fields: EventFields;
+}
+
+function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRaw | null {
+  const fields = parser.parse(raw, ctx);
+  return fields ? { parser: parser.name, fields } : null;
+}
+
+/** Parses one raw artifact, or throws ParseFailure saying why nothing could. */
+export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
+  if (raw.trim() === '') throw new ParseFailure('empty artifact');
+  const preferred = BY_SOURCE[ctx.source.toLowerCase()] ?? [];
+  let failure: ParseFailure | null = null;
+  const tried = new Set<FormatParser>();
+  for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
+    if (tried.has(parser)) continue;
+    tried.add(parser);
+    try {
+      const parsed = attempt(parser, raw, ctx);
+      if (parsed) return parsed;
+    } catch (err) {
+      failure ??= new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
+    }
+  }
+  throw failure ?? new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
+}

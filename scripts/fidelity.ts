@@ -1,0 +1,225 @@
+// Parser fidelity on real logs: parses every sample that has an expected
+// output (Filebeat's ECS documents) and compares, field by field, the ECS
+// fields cairn's parsers promise, pairing each expected event with the line
+// it came from by byte offset.
+//
+//   npm run fidelity -- [samples dir, default $CAIRN_SAMPLES_DIR or ../shared/data] [--only suricata/eve-small.log] [--diff]
+//
+// Expected values that cannot be right for the line they came from are
+// judged stale and listed with the reason, apart from the agreement:
+//   - the value is not in the line at all (the expected file was generated
+//     from another version of the log, see SOURCES.md);
+//   - for RFC 3164 lines without a year, the run's clock is set to the year
+//     Filebeat ran in (from the expected output), and its var.timezone
+//     (event.timezone) is used for lines without a zone, as Filebeat's test did.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { canonicalIp } from '../pipeline/parser/ip.js';
+import { parseRaw } from '../pipeline/parser/registry.js';
+import type { FieldValue } from '../pipeline/parser/types.js';
+
+export const COMPARED_FIELDS = [
+  '@timestamp',
+  'event.kind',
+  'event.category',
+  'event.type',
+  'event.action',
+  'event.outcome',
+  'event.code',
+  'source.ip',
+  'source.port',
+  'source.domain',
+  'destination.ip',
+  'destination.port',
+  'destination.domain',
+  'network.transport',
+  'network.protocol',
+  'user.name',
+  'host.hostname',
+  'process.name',
+  'process.pid',
+  'rule.id',
+  'rule.name',
+  'dns.question.name',
+  'dns.resolved_ip',
+  'dns.type',
+  'dns.response_code',
+  'url.original',
+  'url.domain',
+  'http.request.method',
+  'http.response.status_code',
+] as const;
+
+const IP_FIELDS = new Set(['source.ip', 'destination.ip', 'dns.resolved_ip']);
+
+type Json = Record<string, unknown>;
+
+function flatten(value: Json, prefix = '', out: Json = {}): Json {
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix + key;
+    if (v && typeof v === 'object' && !Array.isArray(v)) flatten(v as Json, `${name}.`, out);
+    else out[name] = v;
+  }
+  return out;
+}
+
+function normalize(field: string, value: unknown): string {
+  if (field === '@timestamp') {
+    const ms = Date.parse(String(value));
+    return Number.isNaN(ms) ? String(value) : new Date(ms).toISOString();
+  }
+  const one = (v: unknown) => (IP_FIELDS.has(field) ? (canonicalIp(String(v)) ?? String(v)) : String(v));
+  if (Array.isArray(value)) return [...new Set(value.map(one))].sort().join('|');
+  return one(value);
+}
+
+interface Line {
+  offset: number;
+  text: string;
+}
+
+/** The file's lines with the byte offset each starts at. */
+function linesWithOffsets(buffer: Buffer): Line[] {
+  const lines: Line[] = [];
+  let start = 0;
+  for (let i = 0; i <= buffer.length; i++) {
+    if (i === buffer.length || buffer[i] === 0x0a) {
+      if (i > start || i < buffer.length) lines.push({ offset: start, text: buffer.toString('utf8', start, i).replace(/\r$/, '') });
+      start = i + 1;
+    }
+  }
+  return lines;
+}
+
+interface Difference {
+  file: string;
+  offset: number;
+  field: string;
+  expected: string;
+  actual: string;
+  staleReason?: string;
+}
+
+interface FileResult {
+  file: string;
+  events: number;
+  compared: number;
+  equal: number;
+  stale: number;
+  differences: Difference[];
+}
+
+/**
+ * When the exact offset is not a line start (the expected file came from a
+ * slightly different log, see SOURCES.md): the line whose text the expected
+ * event quotes, else the only line, else a line starting within 16 bytes.
+ */
+function nearestLine(lines: Line[], offset: number, expected: Json): Line | undefined {
+  const quoted = expected['event.original'] ?? expected['log.original'];
+  if (typeof quoted === 'string') {
+    const same = lines.find((l) => l.text === quoted.replace(/\r?\n$/, ''));
+    if (same) return same;
+  }
+  if (lines.length === 1) return lines[0];
+  return lines.find((l) => Math.abs(l.offset - offset) <= 16);
+}
+
+function staleReason(field: string, expected: unknown, line: string): string | undefined {
+  if (['source.ip', 'destination.ip', 'user.name', 'source.port', 'destination.port', 'dns.question.name'].includes(field)) {
+    const values = Array.isArray(expected) ? expected : [expected];
+    const missing = values.filter((v) => !line.includes(String(v)));
+    if (missing.length > 0) return `expected ${missing.join(', ')} does not occur in the line: the expected file was made from another version of the log`;
+  }
+  return undefined;
+}
+
+function sourceFor(file: string): string {
+  return file.split('/')[0]!;
+}
+
+export function compareFile(samplesDir: string, file: string): FileResult {
+  const logPath = path.join(samplesDir, file);
+  const expectedRaw = JSON.parse(fs.readFileSync(`${logPath}-expected.json`, 'utf8')) as Json | Json[];
+  const expectedEvents = (Array.isArray(expectedRaw) ? expectedRaw : [expectedRaw]).map((e) => flatten(e));
+  const lines = linesWithOffsets(fs.readFileSync(logPath));
+  const byOffset = new Map(lines.map((l) => [l.offset, l]));
+  const result: FileResult = { file, events: expectedEvents.length, compared: 0, equal: 0, stale: 0, differences: [] };
+  for (const expected of expectedEvents) {
+    const offset = Number(expected['log.offset'] ?? expected.offset ?? 0);
+    const line = byOffset.get(offset) ?? nearestLine(lines, offset, expected);
+    if (!line) {
+      result.differences.push({ file, offset, field: '(line)', expected: 'a line at this offset', actual: 'none' });
+      continue;
+    }
+    const expectedTime = typeof expected['@timestamp'] === 'string' ? new Date(expected['@timestamp']) : null;
+    const receivedAt = expectedTime ? Date.UTC(expectedTime.getUTCFullYear(), 11, 31, 23, 59, 59) : fs.statSync(logPath).mtimeMs;
+    const timezone = typeof expected['event.timezone'] === 'string' ? expected['event.timezone'] : undefined;
+    let actual: Record<string, FieldValue> = {};
+    try {
+      actual = parseRaw(line.text, { source: sourceFor(file), receivedAt, timezone }).fields;
+    } catch (err) {
+      actual = { '(failure)': (err as Error).message };
+    }
+    for (const field of COMPARED_FIELDS) {
+      if (!(field in expected)) continue;
+      const want = normalize(field, expected[field]);
+      const got = field in actual ? normalize(field, actual[field]) : '(missing)';
+      if (want === got) {
+        result.compared++;
+        result.equal++;
+        continue;
+      }
+      const stale = staleReason(field, expected[field], line.text);
+      if (stale) result.stale++;
+      else result.compared++;
+      result.differences.push({ file, offset, field, expected: want, actual: got, staleReason: stale });
+    }
+  }
+  return result;
+}
+
+export function sampleFiles(samplesDir: string): string[] {
+  return fs
+    .readdirSync(samplesDir)
+    .filter((d) => fs.statSync(path.join(samplesDir, d)).isDirectory())
+    .flatMap((dir) => fs.readdirSync(path.join(samplesDir, dir)).filter((f) => f.endsWith('-expected.json')).map((f) => `${dir}/${f.slice(0, -'-expected.json'.length)}`))
+    .sort();
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' }, diff: { type: 'boolean', default: false } } });
+  const samplesDir = path.resolve(positionals[0] ?? process.env.CAIRN_SAMPLES_DIR ?? path.join(import.meta.dirname, '..', '..', 'shared', 'data'));
+  if (!fs.existsSync(samplesDir)) {
+    console.error(`no samples at ${samplesDir}: pass the directory (e.g. ../shared/data) or set CAIRN_SAMPLES_DIR`);
+    process.exit(2);
+  }
+  const files = sampleFiles(samplesDir).filter((f) => !values.only || f === values.only);
+  const results = files.map((f) => compareFile(samplesDir, f));
+  console.log(`parser fidelity against Filebeat's expected ECS output, ${samplesDir}\n`);
+  console.log('| sample | events | fields compared | equal | agreement | judged stale |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(`| ${r.file} | ${r.events} | ${r.compared} | ${r.equal} | ${r.compared ? ((100 * r.equal) / r.compared).toFixed(1) : '-'}% | ${r.stale} |`);
+  }
+  const compared = results.reduce((n, r) => n + r.compared, 0);
+  const equal = results.reduce((n, r) => n + r.equal, 0);
+  const stale = results.reduce((n, r) => n + r.stale, 0);
+  console.log(`| **all** | ${results.reduce((n, r) => n + r.events, 0)} | ${compared} | ${equal} | **${((100 * equal) / Math.max(compared, 1)).toFixed(1)}%** | ${stale} |`);
+
+  const staleOnes = results.flatMap((r) => r.differences.filter((d) => d.staleReason));
+  if (staleOnes.length) {
+    console.log('\nExpected values judged stale (left out of the agreement):');
+    const byReason = new Map<string, Difference[]>();
+    for (const d of staleOnes) byReason.set(`${d.file}: ${d.field}: ${d.staleReason}`, [...(byReason.get(`${d.file}: ${d.field}: ${d.staleReason}`) ?? []), d]);
+    for (const [reason, ds] of byReason) console.log(`- ${reason} (${ds.length}x, e.g. offset ${ds[0]!.offset}: expected ${ds[0]!.expected}, parsed ${ds[0]!.actual})`);
+  }
+  const real = results.flatMap((r) => r.differences.filter((d) => !d.staleReason));
+  if (real.length) {
+    console.log(`\nDifferences (${real.length})${values.diff ? '' : '; --diff lists them all'}:`);
+    const shown = values.diff ? real : real.slice(0, 25);
+    for (const d of shown) console.log(`- ${d.file} @${d.offset} ${d.field}: expected ${d.expected}, parsed ${d.actual}`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main();
