@@ -11,13 +11,14 @@ import { codeForStatus, HttpError } from './http-error.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { mountRoutes, type Route } from './route.js';
 import { artifactRoutes } from './routes/artifacts.js';
+import { graphRoutes } from './routes/graph.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
 import { artifactsRaw } from '../topics/index.js';
 
 
 export function allRoutes(): Route[] {
-  return [...artifactRoutes, ...leadRuleRoutes, ...metaRoutes(allRoutes)];
+  return [...artifactRoutes, ...graphRoutes, ...leadRuleRoutes, ...metaRoutes(allRoutes)];
 }
 
 function errorEnvelope(deps: ApiDeps): Middleware {

@@ -3,7 +3,7 @@
 import type { Config } from '../config/env.js';
 import { openStore, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
-import { applyArtifactRetention } from '../clickhouse/tables/artifacts.js';
+import { applyRetention } from '../clickhouse/retention.js';
 import type { Logger } from '../lib/logger.js';
 import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js';
 import { findStage, STAGES } from '../pipeline/stages.js';
@@ -23,9 +23,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const store = await openStore(config);
   const applied = await migrate(store);
   if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.id) }, 'migrations applied');
-  if (await applyArtifactRetention(store, config.artifactRetentionDays)) {
-    logger.info({ days: config.artifactRetentionDays }, 'artifact retention changed');
-  }
+  const retained = await applyRetention(store, config.artifactRetentionDays);
+  if (retained.length > 0) logger.info({ days: config.artifactRetentionDays, tables: retained }, 'retention changed');
   const bus = await createBus(config, logger);
   await bus.ensureTopics(topicSpecs());
   const state = await createHotState(config);

@@ -1,6 +1,7 @@
 // The one place that reads process.env. Every variable is parsed by zod at
 // start; a bad value stops the process with a message naming the variable.
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `FOO=` in a compose file means "default". */
@@ -8,8 +9,9 @@ function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional());
 }
 
+/** The default goes through the schema too, so a default list is parsed like a set one. */
 function withDefault<T extends z.ZodType>(schema: T, fallback: z.input<T>) {
-  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.default(fallback as never));
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.prefault(fallback as never));
 }
 
 /** "false" is a truthy string, so booleans are parsed explicitly. */
@@ -38,6 +40,45 @@ const masterKey = z.string().transform((v, ctx) => {
   return key;
 });
 
+/** One entry of a scope list: a CIDR, a domain suffix (*.example.com) or an exact name. */
+export type ScopeEntry = { kind: 'cidr'; cidr: string } | { kind: 'suffix'; domain: string } | { kind: 'name'; name: string };
+
+function parseScopeEntry(text: string): ScopeEntry {
+  const entry = text.trim().toLowerCase();
+  if (entry.includes('/')) {
+    const [address, bits] = ipaddr.parseCIDR(entry); // throws on a malformed CIDR
+    return { kind: 'cidr', cidr: `${address.toString()}/${bits}` };
+  }
+  if (entry.startsWith('*.')) return { kind: 'suffix', domain: entry.slice(2) };
+  return { kind: 'name', name: entry };
+}
+
+const scopeList = z.string().transform((v, ctx) => {
+  try {
+    return v.split(',').map((e) => e.trim()).filter(Boolean).map(parseScopeEntry);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of CIDRs, *.domain suffixes and names (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
+
+/** "1=10.20.0.0/16,db01;3=*.pay.example.com": framework index = scope list, separated by semicolons. */
+const frameworkScopes = z.string().transform((v, ctx) => {
+  const scopes: { index: number; entries: ScopeEntry[] }[] = [];
+  for (const part of v.split(';').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(\d{1,3})\s*=\s*(.+)$/.exec(part);
+    const entries = match ? scopeList.safeParse(match[2]) : null;
+    if (!match || !entries?.success) {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not index=entries (e.g. 1=10.20.0.0/16,*.pay.example.com)` });
+      return z.NEVER;
+    }
+    scopes.push({ index: Number(match[1]), entries: entries.data });
+  }
+  return scopes;
+});
+
+const timezoneOffset = z.string().regex(/^(Z|UTC|[+-]\d{2}:\d{2})$/, 'must be an offset such as +02:00, or UTC');
+
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 const EnvSchema = z.object({
@@ -64,6 +105,12 @@ const EnvSchema = z.object({
   CAIRN_INGEST_MAX_LAG: withDefault(positiveInt, 2_000_000),
   CAIRN_STORE_BATCH_SIZE: withDefault(positiveInt.max(200_000), 20_000),
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
+  CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
+  CAIRN_INTERNAL_NETWORKS: withDefault(scopeList, '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7'),
+  CAIRN_MANAGED: withDefault(scopeList, ''),
+  CAIRN_TRUSTED: withDefault(scopeList, ''),
+  CAIRN_INFRASTRUCTURE: withDefault(scopeList, ''),
+  CAIRN_FRAMEWORK_SCOPES: withDefault(frameworkScopes, ''),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -90,6 +137,18 @@ export interface Config {
   /** Ingest answers 429 while a stage reading artifacts.raw is further behind than this many messages. */
   ingestMaxLag: number;
   pipeline: { storeBatchSize: number; storeBatchWaitMs: number };
+  /** Offset assumed for log timestamps that carry no zone. */
+  logTimezone: string;
+  /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
+  graph: GraphScopes;
+}
+
+export interface GraphScopes {
+  internal: ScopeEntry[];
+  managed: ScopeEntry[];
+  trusted: ScopeEntry[];
+  infrastructure: ScopeEntry[];
+  frameworks: { index: number; entries: ScopeEntry[] }[];
 }
 
 export class ConfigError extends Error {
@@ -134,6 +193,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     artifactRetentionDays: env.CAIRN_ARTIFACT_RETENTION_DAYS,
     ingestMaxLag: env.CAIRN_INGEST_MAX_LAG,
     pipeline: { storeBatchSize: env.CAIRN_STORE_BATCH_SIZE, storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS },
+    logTimezone: env.CAIRN_LOG_TIMEZONE,
+    graph: {
+      internal: env.CAIRN_INTERNAL_NETWORKS,
+      managed: env.CAIRN_MANAGED,
+      trusted: env.CAIRN_TRUSTED,
+      infrastructure: env.CAIRN_INFRASTRUCTURE,
+      frameworks: env.CAIRN_FRAMEWORK_SCOPES,
+    },
   };
 }
 

@@ -18,5 +18,5 @@ export const artifactsRaw = defineTopic<RawArtifact>({
   name: 'artifacts.raw',
   schema: RawArtifact,
   key: (a) => a.id ?? null,
-  consumers: ['store'],
+  consumers: ['store', 'parser'],
 });

@@ -5,7 +5,8 @@ import { SqlParams } from '../../clickhouse/sql.js';
 import { searchArtifacts } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
 import { parseQuery, QuerySyntaxError, type Clause } from '../../query/parse.js';
-import { queryConditions, unknownField } from '../../query/to-sql.js';
+import { queryConditions } from '../../query/to-sql.js';
+import { artifactFieldCondition } from '../../clickhouse/tables/events.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
@@ -57,18 +58,21 @@ const SearchQuery = Pagination.extend({
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
-/** Fields a search can name before parsing exists: the artifact's own columns. */
-const ARTIFACT_FIELDS = ['source', 'id'] as const;
-
-function artifactField(clause: Extract<Clause, { kind: 'field' }>, params: SqlParams): string {
-  switch (clause.field) {
-    case 'source':
-      return `source = ${params.add(clause.value, 'String')}`;
-    case 'id':
-      return `toString(id) = ${params.add(clause.value.toLowerCase(), 'String')}`;
-    default:
-      throw unknownField(clause.field, ARTIFACT_FIELDS);
-  }
+/**
+ * `field:value` in a search: `source` and `id` are the artifact's own
+ * columns; any other field is a parsed ECS field of its event.
+ */
+function artifactField(scope: { orgId: string; start?: string; end?: string }) {
+  return (clause: Extract<Clause, { kind: 'field' }>, params: SqlParams): string => {
+    switch (clause.field) {
+      case 'source':
+        return `source = ${params.add(clause.value, 'String')}`;
+      case 'id':
+        return `toString(id) = ${params.add(clause.value.toLowerCase(), 'String')}`;
+      default:
+        return artifactFieldCondition(clause.field, clause.value, scope, params);
+    }
+  };
 }
 
 export const artifactRoutes = [
@@ -129,7 +133,8 @@ export const artifactRoutes = [
       const params = new SqlParams();
       let conditions: string[] = [];
       try {
-        conditions = query.query ? queryConditions(parseQuery(query.query), { textColumn: 'raw', field: artifactField }, params) : [];
+        const field = artifactField({ orgId: auth.orgId, start: query.start, end: query.end });
+        conditions = query.query ? queryConditions(parseQuery(query.query), { textColumn: 'raw', field }, params) : [];
       } catch (err) {
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`);
         throw err;

@@ -103,16 +103,3 @@ export async function searchArtifacts(store: Store, search: ArtifactSearch): Pro
   const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
   return { artifacts, total: Number(total) };
 }
-
-/** Rewrites the table's TTL when the configured retention changed. */
-export async function applyArtifactRetention(store: Store, days: number): Promise<boolean> {
-  const result = await store.query({
-    query: `SELECT create_table_query FROM system.tables WHERE database = currentDatabase() AND name = 'artifacts'`,
-    format: 'JSONEachRow',
-  });
-  const [row] = await result.json<{ create_table_query: string }>();
-  if (!row) throw new Error('table artifacts is missing: run the migrations first');
-  if (row.create_table_query.includes(`toIntervalDay(${days})`)) return false;
-  await store.command({ query: `ALTER TABLE artifacts MODIFY TTL toDateTime(created_at) + toIntervalDay(${Math.trunc(days)})` });
-  return true;
-}

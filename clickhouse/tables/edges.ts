@@ -1,0 +1,119 @@
+// The edges of the knowledge graph. Sightings go in one per (edge, artifact);
+// the `edges` table folds them: first and last seen, and the number of
+// distinct artifacts (so a replayed artifact counts once). `weight` is that
+// artifact count.
+import { z } from 'zod';
+import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { SqlParams, whereClause } from '../sql.js';
+
+export interface EdgeSightingRow {
+  org_id: string;
+  id: string;
+  type: string;
+  source_id: string;
+  target_id: string;
+  artifact_id: string;
+  seen_at: string;
+}
+
+export interface GraphEdge {
+  id: string;
+  org_id: string;
+  source_id: string;
+  target_id: string;
+  type: string;
+  weight: number;
+  first_seen: string;
+  last_seen: string;
+  artifact_count: number;
+}
+
+export async function insertEdgeSightings(store: Store, sightings: EdgeSightingRow[]): Promise<void> {
+  if (sightings.length === 0) return;
+  await store.insert({
+    table: 'edge_sightings',
+    format: 'JSONEachRow',
+    values: sightings.map((s) => ({ ...s, seen_at: toClickHouseTime(s.seen_at) })),
+  });
+}
+
+const EdgeRow = z.object({
+  id: z.string(),
+  edge_type: z.string(),
+  src: z.string(),
+  dst: z.string(),
+  first: z.string(),
+  last: z.string(),
+  artifact_count: z.union([z.string(), z.number()]),
+});
+
+function fromRow(row: unknown, orgId: string): GraphEdge {
+  const r = EdgeRow.parse(row);
+  const count = Number(r.artifact_count);
+  return {
+    id: r.id,
+    org_id: orgId,
+    source_id: r.src,
+    target_id: r.dst,
+    type: r.edge_type,
+    weight: count,
+    first_seen: toIsoTimestamp(r.first),
+    last_seen: toIsoTimestamp(r.last),
+    artifact_count: count,
+  };
+}
+
+export interface EdgeFilter {
+  sourceId?: string;
+  targetId?: string;
+  /** Edges touching this node, either end. */
+  nodeId?: string;
+  ids?: string[];
+  type?: string;
+  /** Seen at or after start (last_seen >= start). */
+  start?: string;
+  /** Seen before end (first_seen < end). */
+  end?: string;
+  limit: number;
+  offset: number;
+}
+
+function edgeQuery(orgId: string, filter: Omit<EdgeFilter, 'limit' | 'offset'>, params: SqlParams): string {
+  const where = [`org_id = ${params.add(orgId, 'String')}`];
+  if (filter.type) where.push(`type = ${params.add(filter.type, 'String')}`);
+  if (filter.sourceId) where.push(`source_id = ${params.add(filter.sourceId, 'UUID')}`);
+  if (filter.targetId) where.push(`target_id = ${params.add(filter.targetId, 'UUID')}`);
+  if (filter.nodeId) {
+    const node = params.add(filter.nodeId, 'UUID');
+    where.push(`(source_id = ${node} OR target_id = ${node})`);
+  }
+  if (filter.ids) where.push(`id IN ${params.add(filter.ids, 'Array(UUID)')}`);
+  const having: string[] = [];
+  if (filter.start) having.push(`last >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
+  if (filter.end) having.push(`first < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
+  // Aliases differ from column names on purpose: in ClickHouse an alias shadows the column in WHERE.
+  return `SELECT id, any(type) AS edge_type, any(source_id) AS src, any(target_id) AS dst,
+                 min(first_seen) AS first, max(last_seen) AS last, uniqCombined64Merge(artifacts) AS artifact_count
+          FROM edges ${whereClause(where)} GROUP BY id ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`;
+}
+
+/** Most recently seen first. */
+export async function listEdges(store: Store, orgId: string, filter: EdgeFilter): Promise<{ edges: GraphEdge[]; total: number }> {
+  const params = new SqlParams();
+  const query = edgeQuery(orgId, filter, params);
+  const [page, count] = await Promise.all([
+    store.query({
+      query: `${query} ORDER BY last DESC, id LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
+      query_params: params.values,
+      format: 'JSONEachRow',
+    }),
+    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow' }),
+  ]);
+  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
+  return { edges: (await page.json()).map((r) => fromRow(r, orgId)), total: Number(total) };
+}
+
+export async function getEdge(store: Store, orgId: string, id: string): Promise<GraphEdge | null> {
+  const { edges } = await listEdges(store, orgId, { ids: [id], limit: 1, offset: 0 });
+  return edges[0] ?? null;
+}

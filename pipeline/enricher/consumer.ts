@@ -1,0 +1,58 @@
+// Enricher stage: parsed events to graph nodes and edges (ClickHouse), and
+// to artifacts.enriched with the entities each event names.
+import { insertEdgeSightings, type EdgeSightingRow } from '../../clickhouse/tables/edges.js';
+import { insertNodeSightings, type NodeSighting } from '../../clickhouse/tables/nodes.js';
+import { artifactsEnriched, artifactsParsed, type EnrichedEvent, type ParsedEvent } from '../../topics/index.js';
+import { consume, publish, type Envelope } from '../bus/consume.js';
+import { isTransientStageError, type Stage } from '../stage.js';
+import { extractGraph } from './extract.js';
+
+export interface EnrichedBatch {
+  nodes: NodeSighting[];
+  sightings: EdgeSightingRow[];
+  events: EnrichedEvent[];
+}
+
+/** Folds a batch's entities into one sighting per node (earliest and latest time). */
+export function enrichBatch(batch: Envelope<ParsedEvent>[]): EnrichedBatch {
+  const nodes = new Map<string, NodeSighting>();
+  const sightings: EdgeSightingRow[] = [];
+  const events: EnrichedEvent[] = [];
+  for (const { value: event } of batch) {
+    const graph = extractGraph(event);
+    for (const entity of graph.entities) {
+      const node = nodes.get(entity.id);
+      if (!node) {
+        nodes.set(entity.id, { org_id: event.org_id, id: entity.id, type: entity.type, value: entity.value, first_seen: graph.seenAt, last_seen: graph.seenAt });
+      } else {
+        if (graph.seenAt < node.first_seen) node.first_seen = graph.seenAt;
+        if (graph.seenAt > node.last_seen) node.last_seen = graph.seenAt;
+      }
+    }
+    for (const edge of graph.edges) sightings.push({ org_id: event.org_id, ...edge });
+    events.push({ ...event, entities: graph.entities });
+  }
+  return { nodes: [...nodes.values()], sightings, events };
+}
+
+export const enricherStage: Stage = {
+  name: 'enricher',
+  description: 'extracts graph entities and relationships from parsed events',
+  async start(ctx) {
+    return consume({
+      bus: ctx.bus,
+      topic: artifactsParsed,
+      group: 'enricher',
+      logger: ctx.logger,
+      maxBatchSize: 5000,
+      maxWaitMs: 50,
+      isTransient: isTransientStageError,
+      handle: async (batch) => {
+        const { nodes, sightings, events } = enrichBatch(batch);
+        await insertNodeSightings(ctx.store, nodes);
+        await insertEdgeSightings(ctx.store, sightings);
+        await publish(ctx.bus, artifactsEnriched, events);
+      },
+    });
+  },
+};

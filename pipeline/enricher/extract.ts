@@ -1,0 +1,168 @@
+// The enricher step: the entities an event names (IP, domain, host, user,
+// email) and the typed relationships between them. Pure: same event, same
+// entities and edges, with deterministic ids.
+import { stableId } from '../../lib/ids.js';
+import { canonicalIp } from '../parser/ip.js';
+import type { EdgeType, Entity, NodeType, ParsedEvent } from '../../topics/index.js';
+import type { FieldValue } from '../parser/types.js';
+
+export interface EdgeSighting {
+  id: string;
+  type: EdgeType;
+  source_id: string;
+  target_id: string;
+  artifact_id: string;
+  /** When the relationship was observed: the event's own time when sane, else the artifact's. */
+  seen_at: string;
+}
+
+export interface ExtractedGraph {
+  entities: Entity[];
+  edges: EdgeSighting[];
+  seenAt: string;
+}
+
+/** Fields that name entities, and the node type each holds. Group names are user nodes "group:<name>". */
+const ENTITY_FIELDS: readonly [string, NodeType][] = [
+  ['source.ip', 'IP'],
+  ['destination.ip', 'IP'],
+  ['client.ip', 'IP'],
+  ['server.ip', 'IP'],
+  ['host.ip', 'IP'],
+  ['source.nat.ip', 'IP'],
+  ['destination.nat.ip', 'IP'],
+  ['dns.resolved_ip', 'IP'],
+  ['dns.question.name', 'domain'],
+  ['url.domain', 'domain'],
+  ['destination.domain', 'domain'],
+  ['source.domain', 'domain'],
+  ['tls.client.server_name', 'domain'],
+  ['host.hostname', 'host'],
+  ['host.name', 'host'],
+  ['observer.hostname', 'host'],
+  ['user.name', 'user'],
+  ['user.effective.name', 'user'],
+  ['user.target.name', 'user'],
+  ['source.user.name', 'user'],
+  ['destination.user.name', 'user'],
+  ['group.name', 'user'],
+  ['user.email', 'email'],
+  ['email.from.address', 'email'],
+  ['email.to.address', 'email'],
+  ['email.sender.address', 'email'],
+];
+
+export const GROUP_PREFIX = 'group:';
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const EMAIL = /^[^@\s]{1,64}@(?:[a-z0-9-]+\.)+[a-z0-9-]{2,63}$/;
+const HOST = /^[a-z0-9_](?:[a-z0-9_.-]{0,253}[a-z0-9_])?$/;
+const FUTURE_TOLERANCE_MS = 86_400_000;
+
+/** Canonical value of an entity of `type`, or null when the text is not one; an IP written as a domain or host becomes an IP. */
+export function canonicalEntity(type: NodeType, text: string): { type: NodeType; value: string } | null {
+  const raw = text.trim();
+  if (!raw || raw === '-') return null;
+  const ip = canonicalIp(raw);
+  if (ip) return { type: 'IP', value: ip };
+  if (type === 'IP') return null;
+  if (type === 'domain') {
+    const domain = raw.toLowerCase().replace(/\.$/, '');
+    return DOMAIN.test(domain) ? { type, value: domain } : null;
+  }
+  if (type === 'host') {
+    const host = raw.toLowerCase().replace(/\.$/, '');
+    return HOST.test(host) ? { type, value: host } : null;
+  }
+  if (type === 'email') {
+    const email = raw.toLowerCase();
+    return EMAIL.test(email) ? { type, value: email } : null;
+  }
+  // user: account names are case-sensitive; an email address as a user name is an email entity too
+  return raw.length <= 256 ? { type, value: raw } : null;
+}
+
+/** Node ids are UUIDv5 of (org, type, value); a bounded cache keeps the hash off the hot path. */
+const idCache = new Map<string, string>();
+const ID_CACHE_LIMIT = 200_000;
+
+export function nodeId(orgId: string, type: NodeType, value: string): string {
+  const key = `${orgId}\u0000${type}\u0000${value}`;
+  let id = idCache.get(key);
+  if (!id) {
+    if (idCache.size >= ID_CACHE_LIMIT) idCache.clear();
+    id = stableId('node', orgId, type, value);
+    idCache.set(key, id);
+  }
+  return id;
+}
+
+export function edgeId(orgId: string, type: EdgeType, sourceId: string, targetId: string): string {
+  return stableId('edge', orgId, type, sourceId, targetId);
+}
+
+function values(value: FieldValue | undefined): string[] {
+  if (value === undefined || typeof value === 'boolean') return [];
+  return Array.isArray(value) ? value.map(String) : [String(value)];
+}
+
+function seenAt(event: ParsedEvent): string {
+  const stamped = event.fields['@timestamp'];
+  const ms = typeof stamped === 'string' ? Date.parse(stamped) : NaN;
+  return !Number.isNaN(ms) && ms <= Date.now() + FUTURE_TOLERANCE_MS ? new Date(ms).toISOString() : event.timestamp;
+}
+
+function hasCategory(event: ParsedEvent, category: string): boolean {
+  return values(event.fields['event.category']).includes(category);
+}
+
+export function extractGraph(event: ParsedEvent): ExtractedGraph {
+  const org = event.org_id;
+  const entities = new Map<string, Entity>();
+  /** Entities by the field they came from, in order. */
+  const byRole = new Map<string, Entity[]>();
+  for (const [field, type] of ENTITY_FIELDS) {
+    for (const text of values(event.fields[field])) {
+      const entity = canonicalEntity(type, text);
+      if (!entity) continue;
+      const value = field === 'group.name' && entity.type === 'user' ? `${GROUP_PREFIX}${entity.value}` : entity.value;
+      if (field === 'user.name' && EMAIL.test(value.toLowerCase())) addEntity('email', value.toLowerCase(), 'user.email');
+      addEntity(entity.type, value, field);
+    }
+  }
+
+  function addEntity(type: NodeType, value: string, role: string): void {
+    const id = nodeId(org, type, value);
+    const entity = entities.get(`${id}|${role}`) ?? { id, type, value, role };
+    entities.set(`${id}|${role}`, entity);
+    const list = byRole.get(role) ?? [];
+    if (!list.some((e) => e.id === id)) list.push(entity);
+    byRole.set(role, list);
+  }
+
+  const when = seenAt(event);
+  const edges = new Map<string, EdgeSighting>();
+  const link = (type: EdgeType, from: Entity | undefined, to: Entity | undefined) => {
+    if (!from || !to || from.id === to.id) return;
+    const id = edgeId(org, type, from.id, to.id);
+    edges.set(id, { id, type, source_id: from.id, target_id: to.id, artifact_id: event.artifact_id, seen_at: when });
+  };
+  const first = (role: string) => byRole.get(role)?.[0];
+
+  const sourceIp = first('source.ip');
+  const user = first('user.name');
+  const host = first('host.hostname') ?? first('host.name');
+  link('communicates_with', sourceIp, first('destination.ip'));
+  for (const answer of byRole.get('dns.resolved_ip') ?? []) link('resolved_to', first('dns.question.name'), answer);
+  if (user && (hasCategory(event, 'authentication') || hasCategory(event, 'session'))) {
+    // The account was used on this host; without a host name, on the address it came from.
+    link('authenticated_as', user, host ?? sourceIp);
+    // The address that logged in, or tried to, as this account.
+    link('related_to', sourceIp, user);
+  }
+  for (const group of byRole.get('group.name') ?? []) link('member_of', user, group);
+  // A domain served from the address the traffic went to (HTTP host, TLS SNI).
+  link('related_to', first('url.domain') ?? first('destination.domain') ?? first('tls.client.server_name'), first('destination.ip'));
+
+  return { entities: [...entities.values()], edges: [...edges.values()], seenAt: when };
+}

@@ -1,0 +1,40 @@
+// Parser stage: artifacts.raw to parsed events (events table and
+// artifacts.parsed); what does not parse goes to the DLQ and raises parser.failure.
+import { insertEvents } from '../../clickhouse/tables/events.js';
+import { artifactsParsed, artifactsRaw, systemEvents } from '../../topics/index.js';
+import { createArtifactDecoder } from '../artifacts.js';
+import { consume, publish } from '../bus/consume.js';
+import { isTransientStageError, type Stage } from '../stage.js';
+import { parseBatch } from './parse-batch.js';
+
+export const parserStage: Stage = {
+  name: 'parser',
+  description: 'parses raw artifacts into ECS events',
+  async start(ctx) {
+    const decode = await createArtifactDecoder(ctx.config.schemaRegistryUrl, ctx.logger);
+    return consume({
+      bus: ctx.bus,
+      topic: artifactsRaw,
+      group: 'parser',
+      logger: ctx.logger,
+      maxBatchSize: 5000,
+      maxWaitMs: 50,
+      decode,
+      isTransient: isTransientStageError,
+      handle: async (batch) => {
+        const { events, failureEvents, deadLetters } = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone });
+        await insertEvents(
+          ctx.store,
+          events.map((e) => ({
+            ...e,
+            event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
+            created_at: e.received_at,
+          })),
+        );
+        await publish(ctx.bus, artifactsParsed, events);
+        await publish(ctx.bus, systemEvents, failureEvents);
+        return { deadLetters };
+      },
+    });
+  },
+};

@@ -1,0 +1,61 @@
+// The parser step: each raw artifact to a normalized event, or to a failure
+// that becomes a parser.failure system event and a dead letter.
+import type { RawArtifact } from '../../topics/index.js';
+import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
+import { stableId } from '../../lib/ids.js';
+import { completeArtifact } from '../artifacts.js';
+import type { DeadLetter, Envelope } from '../bus/consume.js';
+import { ParseFailure } from './failure.js';
+import { parseRaw } from './registry.js';
+
+export interface ParseOutcome {
+  events: ParsedEvent[];
+  failureEvents: SystemEvent[];
+  deadLetters: DeadLetter[];
+}
+
+export interface ParseSettings {
+  defaultOrgId: string;
+  /** Offset for log timestamps without a zone. */
+  timezone: string;
+  now?: () => Date;
+}
+
+export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {
+  const outcome: ParseOutcome = { events: [], failureEvents: [], deadLetters: [] };
+  const now = (settings.now ?? (() => new Date()))().toISOString();
+  for (const { value, message } of batch) {
+    const artifact = completeArtifact(value, message, settings.defaultOrgId);
+    try {
+      const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
+      outcome.events.push({
+        artifact_id: artifact.id,
+        org_id: artifact.org_id,
+        source: artifact.source,
+        timestamp: artifact.timestamp,
+        received_at: artifact.created_at,
+        parser,
+        fields,
+      });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      outcome.deadLetters.push({ message, reason: `parse failure: ${reason}` });
+      outcome.failureEvents.push({
+        id: stableId(artifact.id, 'parser.failure'),
+        type: 'parser.failure',
+        org_id: artifact.org_id,
+        occurred_at: now,
+        severity: 'warning',
+        summary: `could not parse a "${artifact.source}" artifact: ${reason}`,
+        details: {
+          artifact_id: artifact.id,
+          source: artifact.source,
+          parser: err instanceof ParseFailure ? (err.parser ?? null) : null,
+          reason,
+          raw_excerpt: artifact.raw.slice(0, 200),
+        },
+      });
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,55 @@
+// artifacts.parsed and artifacts.enriched: an artifact as a normalized event
+// with ECS fields, and the same event with the graph entities found in it.
+import { z } from 'zod';
+import { defineTopic } from './topic.js';
+
+export const FieldValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]);
+
+export const ParsedEvent = z.object({
+  artifact_id: z.uuid(),
+  org_id: z.string().min(1),
+  source: z.string(),
+  /** The artifact's timestamp (ISO 8601), which artifact search filters on. */
+  timestamp: z.string(),
+  /** When cairn received the artifact. */
+  received_at: z.string(),
+  /** The format parser that read it. */
+  parser: z.string(),
+  /** Flat ECS fields: "source.ip", "event.outcome", ... */
+  fields: z.record(z.string(), FieldValue),
+});
+export type ParsedEvent = z.infer<typeof ParsedEvent>;
+
+export const NODE_TYPES = ['IP', 'domain', 'host', 'user', 'email'] as const;
+export const NodeType = z.enum(NODE_TYPES);
+export type NodeType = z.infer<typeof NodeType>;
+
+export const EDGE_TYPES = ['communicates_with', 'resolved_to', 'authenticated_as', 'member_of', 'related_to'] as const;
+export const EdgeType = z.enum(EDGE_TYPES);
+export type EdgeType = z.infer<typeof EdgeType>;
+
+export const Entity = z.object({
+  id: z.uuid(),
+  type: NodeType,
+  value: z.string(),
+  /** The field it came from, e.g. "source.ip". */
+  role: z.string(),
+});
+export type Entity = z.infer<typeof Entity>;
+
+export const EnrichedEvent = ParsedEvent.extend({ entities: z.array(Entity) });
+export type EnrichedEvent = z.infer<typeof EnrichedEvent>;
+
+export const artifactsParsed = defineTopic<ParsedEvent>({
+  name: 'artifacts.parsed',
+  schema: ParsedEvent,
+  key: (e) => e.artifact_id,
+  consumers: ['enricher'],
+});
+
+export const artifactsEnriched = defineTopic<EnrichedEvent>({
+  name: 'artifacts.enriched',
+  schema: EnrichedEvent,
+  key: (e) => e.artifact_id,
+  consumers: ['leads'],
+});
