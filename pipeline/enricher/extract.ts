@@ -82,23 +82,27 @@ export function canonicalEntity(type: NodeType, text: string): { type: NodeType;
   return raw.length <= 256 ? { type, value: raw } : null;
 }
 
-/** Node ids are UUIDv5 of (org, type, value); a bounded cache keeps the hash off the hot path. */
+/** Ids are UUIDv5 (a SHA-1 each); a bounded cache keeps the hash off the hot path, as the same entities recur. */
 const idCache = new Map<string, string>();
 const ID_CACHE_LIMIT = 200_000;
 
-export function nodeId(orgId: string, type: NodeType, value: string): string {
-  const key = `${orgId}\u0000${type}\u0000${value}`;
+function cachedId(...parts: string[]): string {
+  const key = parts.join('\u0000');
   let id = idCache.get(key);
   if (!id) {
     if (idCache.size >= ID_CACHE_LIMIT) idCache.clear();
-    id = stableId('node', orgId, type, value);
+    id = stableId(...parts);
     idCache.set(key, id);
   }
   return id;
 }
 
+export function nodeId(orgId: string, type: NodeType, value: string): string {
+  return cachedId('node', orgId, type, value);
+}
+
 export function edgeId(orgId: string, type: EdgeType, sourceId: string, targetId: string): string {
-  return stableId('edge', orgId, type, sourceId, targetId);
+  return cachedId('edge', orgId, type, sourceId, targetId);
 }
 
 function values(value: FieldValue | undefined): string[] {
