@@ -15,6 +15,8 @@ export const ParsedEvent = z.object({
   received_at: z.string(),
   /** The format parser that read it. */
   parser: z.string(),
+  /** The raw text, for full-text terms of lead-rule patterns. */
+  raw: z.string(),
   /** Flat ECS fields: "source.ip", "event.outcome", ... */
   fields: z.record(z.string(), FieldValue),
 });

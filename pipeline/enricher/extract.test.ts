@@ -10,6 +10,7 @@ function event(fields: ParsedEvent['fields'], overrides: Partial<ParsedEvent> = 
     timestamp: '2026-11-22T06:00:00.000Z',
     received_at: '2026-11-22T06:00:01.000Z',
     parser: 'json',
+    raw: JSON.stringify(fields),
     fields,
     ...overrides,
   };

@@ -35,6 +35,7 @@ export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettin
         timestamp: artifact.timestamp,
         received_at: artifact.created_at,
         parser,
+        raw: artifact.raw,
         fields,
       });
     } catch (err) {

@@ -45,21 +45,25 @@ function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRa
   return fields ? { parser: parser.name, fields } : null;
 }
 
-/** Parses one raw artifact, or throws ParseFailure saying why nothing could. */
+/**
+ * Parses one raw artifact, or throws ParseFailure saying why it could not.
+ * A parser that recognises its format but finds it broken throws, and that
+ * ends the attempt: a damaged EVE line is a failure to report, not generic JSON.
+ */
 export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
   const preferred = BY_SOURCE[ctx.source.toLowerCase()] ?? [];
-  let failure: ParseFailure | null = null;
   const tried = new Set<FormatParser>();
   for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
     if (tried.has(parser)) continue;
     tried.add(parser);
+    let parsed: ParsedRaw | null;
     try {
-      const parsed = attempt(parser, raw, ctx);
-      if (parsed) return parsed;
+      parsed = attempt(parser, raw, ctx);
     } catch (err) {
-      failure ??= new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
+      throw new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
     }
+    if (parsed) return parsed;
   }
-  throw failure ?? new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
+  throw new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
 }

@@ -10,7 +10,8 @@
 //
 // RFC 3164 times carry no year: the year is the one in which cairn received
 // the line, or the year before when that would put the line more than a day
-// in the future (a December line read in January). Times without a zone are
+// in the future (a December line read in January, a Feb 29 read in a common
+// year). A date that does not exist gives no timestamp. Times without a zone are
 // in `ctx.timezone` (an offset such as "+02:00"), UTC by default.
 import type { ParseContext } from './types.js';
 
@@ -32,8 +33,11 @@ const RFC5424 = /^1 (\S+) (\S+) (\S+) (\S+) (\S+) (-|(?:\[[^\]]*\])+) ?/;
 // Mmm dd [yyyy] hh:mm:ss[.frac] [yyyy]
 const BSD_TIME = /^([A-Z][a-z]{2}) +(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?: (\d{4}))?(?= )/;
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?(?= )/;
-// program[pid]: or program:  — a program name has no spaces
-const PROGRAM = /^([^\s:[\]]+)(?:\[(\d+)(?:\/[^\]]*)?\])?: ?/;
+// program[pid]: or program:  — a program name has no spaces. All spaces after
+// the colon go: sudo pads its message ("sudo:      tsg : ..."), Filebeat drops them too.
+const PROGRAM = /^([^\s:[\]]+)(?:\[(\d+)(?:\/[^\]]*)?\])?: */;
+// BSD syslogd writes its own "--- last message repeated 2 times ---" with no host.
+const SYSLOGD_MARK = '--- ';
 
 /** Offset in minutes east of UTC, from "Z", "+02:00", "-0130"; undefined when not an offset. */
 export function offsetMinutes(zone: string | undefined): number | undefined {
@@ -50,8 +54,12 @@ function fractionMs(fraction: string | undefined): number {
   return fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
 }
 
+/** UTC milliseconds, or NaN for a date that does not exist (Feb 30, 25:00) instead of Date.UTC's silent roll-over. */
 function utcMillis(year: number, month: number, day: number, h: number, m: number, s: number, ms: number, offset: number): number {
-  return Date.UTC(year, month, day, h, m, s, ms) - offset * 60_000;
+  if (month < 0 || month > 11 || day < 1 || h > 23 || m > 59 || s > 60) return NaN;
+  const local = Date.UTC(year, month, day, h, m, s, ms);
+  if (new Date(local).getUTCDate() !== day && s !== 60) return NaN;
+  return local - offset * 60_000;
 }
 
 /** Parses an RFC 3339 time such as 2019-06-14T10:40:20.912134+02:00 (or without a zone). */
@@ -63,8 +71,14 @@ export function parseIsoTime(text: string, ctx: ParseContext): string | undefine
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/** Whether the line ends with CR or LF, as a line cut from a CRLF file does. */
+function endsWithLineBreak(line: string): boolean {
+  const last = line.charCodeAt(line.length - 1);
+  return last === 13 || last === 10;
+}
+
 export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader | null {
-  let rest = line;
+  let rest = endsWithLineBreak(line) ? line.trimEnd() : line;
   let priority: number | undefined;
   const pri = PRI.exec(rest);
   if (pri) {
@@ -96,8 +110,9 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
     const explicitYear = bsd[3] ?? bsd[8];
     let year = explicitYear ? Number(explicitYear) : new Date(ctx.receivedAt).getUTCFullYear();
     let ms = utcMillis(year, month, day, h, m, s, fractionMs(bsd[7]), offset);
-    if (!explicitYear && ms - ctx.receivedAt > DAY_MS) ms = utcMillis(--year, month, day, h, m, s, fractionMs(bsd[7]), offset);
-    timestamp = new Date(ms).toISOString();
+    // NaN too: a year-less Feb 29 belongs to the last leap year.
+    if (!explicitYear && (Number.isNaN(ms) || ms - ctx.receivedAt > DAY_MS)) ms = utcMillis(--year, month, day, h, m, s, fractionMs(bsd[7]), offset);
+    timestamp = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
     rest = rest.slice(bsd[0].length + 1);
   } else if (iso) {
     timestamp = parseIsoTime(iso[0], ctx);
@@ -106,6 +121,7 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
     return null;
   }
 
+  if (rest.startsWith(SYSLOGD_MARK)) return { timestamp, priority, message: rest };
   // Then: host, and a program unless the host already ended with a colon.
   const space = rest.indexOf(' ');
   if (space <= 0) return { timestamp, priority, message: rest };

@@ -4,7 +4,7 @@
 // Conventions every parser follows:
 // - "@timestamp": ISO 8601 in UTC with milliseconds ("2018-07-05T19:01:09.820Z").
 // - ports, pids, status codes, byte counts: numbers; IPs: canonical strings (see canonicalIp).
-// - event.kind: "event" or "alert"; event.category and event.type: arrays of ECS values;
+// - event.kind: an ECS value ("event", "alert", "metric" ...); event.category and event.type: arrays of ECS values;
 //   event.outcome: "success" | "failure" | "unknown".
 // - network.transport lower-case ("tcp", "udp", "icmp").
 // - A field that the raw data does not have is left out, never set to "" or null.
