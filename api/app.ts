@@ -12,13 +12,15 @@ import { MAX_BODY_BYTES } from './limits.js';
 import { mountRoutes, type Route } from './route.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { graphRoutes } from './routes/graph.js';
+import { incidentRoutes } from './routes/incidents.js';
+import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
 import { artifactsRaw } from '../topics/index.js';
 
 
 export function allRoutes(): Route[] {
-  return [...artifactRoutes, ...graphRoutes, ...leadRuleRoutes, ...metaRoutes(allRoutes)];
+  return [...artifactRoutes, ...graphRoutes, ...leadRuleRoutes, ...observationRoutes, ...incidentRoutes, ...metaRoutes(allRoutes)];
 }
 
 function errorEnvelope(deps: ApiDeps): Middleware {

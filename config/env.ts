@@ -3,6 +3,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { parseDuration } from '../lib/duration.js';
 
 /** Empty strings count as unset, so `FOO=` in a compose file means "default". */
 function optional<T extends z.ZodType>(schema: T) {
@@ -106,6 +107,8 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_SIZE: withDefault(positiveInt.max(200_000), 20_000),
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
+  CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_CORRELATION_WINDOW: withDefault(z.string().regex(/^[1-9]\d{0,5}(s|m|h|d)$/, 'must be a duration such as 30m, 1h or 1d'), '1h'),
   CAIRN_INTERNAL_NETWORKS: withDefault(scopeList, '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7'),
   CAIRN_MANAGED: withDefault(scopeList, ''),
   CAIRN_TRUSTED: withDefault(scopeList, ''),
@@ -136,7 +139,14 @@ export interface Config {
   artifactRetentionDays: number;
   /** Ingest answers 429 while a stage reading artifacts.raw is further behind than this many messages. */
   ingestMaxLag: number;
-  pipeline: { storeBatchSize: number; storeBatchWaitMs: number };
+  pipeline: {
+    storeBatchSize: number;
+    storeBatchWaitMs: number;
+    /** How often the rule stage reloads lead rules. */
+    ruleRefreshMs: number;
+    /** Leads sharing a node join one incident when they are at most this far apart in event time. */
+    correlationWindowMs: number;
+  };
   /** Offset assumed for log timestamps that carry no zone. */
   logTimezone: string;
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
@@ -192,7 +202,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     bus: { segmentBytes: env.CAIRN_BUS_SEGMENT_BYTES },
     artifactRetentionDays: env.CAIRN_ARTIFACT_RETENTION_DAYS,
     ingestMaxLag: env.CAIRN_INGEST_MAX_LAG,
-    pipeline: { storeBatchSize: env.CAIRN_STORE_BATCH_SIZE, storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS },
+    pipeline: {
+      storeBatchSize: env.CAIRN_STORE_BATCH_SIZE,
+      storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS,
+      ruleRefreshMs: env.CAIRN_RULE_REFRESH_MS,
+      correlationWindowMs: parseDuration(env.CAIRN_CORRELATION_WINDOW),
+    },
     logTimezone: env.CAIRN_LOG_TIMEZONE,
     graph: {
       internal: env.CAIRN_INTERNAL_NETWORKS,

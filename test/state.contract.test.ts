@@ -67,9 +67,14 @@ describe.each<Kind>(['local', 'redis'])('hot state contract: %s', (kind) => {
     await state.windowAdd('w', 'e2', 2000); // replayed: still one member
     expect(await state.windowMembers('w', 0, 10_000)).toEqual(['e1', 'e2', 'e3']);
     expect(await state.windowMembers('w', 1500, 3000)).toEqual(['e2', 'e3']);
+    expect(await state.windowMembers('w', -Infinity, Infinity)).toEqual(['e1', 'e2', 'e3']);
     await state.windowTrim('w', 2500);
     expect(await state.windowMembers('w', 0, 10_000)).toEqual(['e3']);
     expect(await state.windowMembers('missing', 0, 10_000)).toEqual([]);
+    expect(await state.windowStats('w')).toEqual({ count: 1, first: 3000, last: 3000 });
+    await state.windowAdd('w', 'e0', 500);
+    expect(await state.windowStats('w')).toEqual({ count: 2, first: 500, last: 3000 });
+    expect(await state.windowStats('missing')).toBeNull();
   });
 
   it('keeps what it acknowledged across a restart', async () => {

@@ -2,8 +2,10 @@
 // observations and leads.
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, Severity, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { Severity } from '../../clickhouse/severity.js';
+import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
+import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { badRequest, notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
@@ -23,7 +25,18 @@ const GroupBy = z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'group_by must 
 const Conditions = z
   .strictObject({
     source: z.string().min(1, 'source must not be empty').optional(),
-    pattern: z.string().trim().min(1, 'pattern is required'),
+    pattern: z
+      .string()
+      .trim()
+      .min(1, 'pattern is required')
+      .superRefine((pattern, ctx) => {
+        try {
+          parseQuery(pattern);
+        } catch (err) {
+          if (err instanceof QuerySyntaxError) ctx.addIssue({ code: 'custom', message: `pattern: ${err.message}` });
+          else throw err;
+        }
+      }),
     threshold: z.int('threshold must be an integer').min(1, 'threshold must be at least 1').optional(),
     window: Window.optional(),
     group_by: GroupBy.optional(),

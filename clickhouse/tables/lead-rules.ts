@@ -1,11 +1,8 @@
 // The lead_rules table: rows, writes and named queries.
 import { z } from 'zod';
 import { toIsoTimestamp, type Store } from '../client.js';
+import { Severity } from '../severity.js';
 import { nextVersion } from '../version.js';
-
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export const Severity = z.enum(SEVERITIES);
-export type Severity = z.infer<typeof Severity>;
 
 export const LeadRuleConditions = z.object({
   source: z.string().optional(),

@@ -2,6 +2,7 @@
 // email) and the typed relationships between them. Pure: same event, same
 // entities and edges, with deterministic ids.
 import { stableId } from '../../lib/ids.js';
+import { eventTime } from '../event-time.js';
 import { canonicalIp } from '../parser/ip.js';
 import type { EdgeType, Entity, NodeType, ParsedEvent } from '../../topics/index.js';
 import type { FieldValue } from '../parser/types.js';
@@ -57,7 +58,6 @@ export const GROUP_PREFIX = 'group:';
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^@\s]{1,64}@(?:[a-z0-9-]+\.)+[a-z0-9-]{2,63}$/;
 const HOST = /^[a-z0-9_](?:[a-z0-9_.-]{0,253}[a-z0-9_])?$/;
-const FUTURE_TOLERANCE_MS = 86_400_000;
 
 /** Canonical value of an entity of `type`, or null when the text is not one; an IP written as a domain or host becomes an IP. */
 export function canonicalEntity(type: NodeType, text: string): { type: NodeType; value: string } | null {
@@ -111,9 +111,7 @@ function values(value: FieldValue | undefined): string[] {
 }
 
 function seenAt(event: ParsedEvent): string {
-  const stamped = event.fields['@timestamp'];
-  const ms = typeof stamped === 'string' ? Date.parse(stamped) : NaN;
-  return !Number.isNaN(ms) && ms <= Date.now() + FUTURE_TOLERANCE_MS ? new Date(ms).toISOString() : event.timestamp;
+  return new Date(eventTime(event)).toISOString();
 }
 
 function hasCategory(event: ParsedEvent, category: string): boolean {

@@ -139,6 +139,19 @@ export class LocalState implements HotState {
       .map(([m]) => m);
   }
 
+  async windowStats(key: string): Promise<{ count: number; first: number; last: number } | null> {
+    const entry = this.liveEntry(key);
+    if (!entry) return null;
+    if (entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
+    let first = Infinity;
+    let last = -Infinity;
+    for (const s of entry.members.values()) {
+      if (s < first) first = s;
+      if (s > last) last = s;
+    }
+    return { count: entry.members.size, first, last };
+  }
+
   async windowTrim(key: string, beforeMs: number): Promise<void> {
     const entry = this.liveEntry(key);
     if (entry?.kind !== 'window') return;

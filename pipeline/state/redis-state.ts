@@ -2,6 +2,13 @@
 import { Redis } from 'ioredis';
 import type { HotState } from './types.js';
 
+/** Redis writes the infinite scores as -inf and +inf. */
+function score(ms: number): string {
+  if (ms === Infinity) return '+inf';
+  if (ms === -Infinity) return '-inf';
+  return String(ms);
+}
+
 export class RedisState implements HotState {
   private readonly redis: Redis;
 
@@ -9,7 +16,8 @@ export class RedisState implements HotState {
     url: string,
     private readonly prefix = 'cairn:',
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
+    // Auto-pipelining sends the commands issued in one tick together: a batch's window updates cost one round trip.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true });
   }
 
   private k(key: string): string {
@@ -52,7 +60,18 @@ export class RedisState implements HotState {
   }
 
   async windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.k(key), fromMs, toMs);
+    return this.redis.zrangebyscore(this.k(key), score(fromMs), score(toMs));
+  }
+
+  async windowStats(key: string): Promise<{ count: number; first: number; last: number } | null> {
+    const results = await this.redis.multi().zcard(this.k(key)).zrange(this.k(key), '0', '0', 'WITHSCORES').zrange(this.k(key), '-1', '-1', 'WITHSCORES').exec();
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw failed?.[0] ?? new Error('transaction aborted');
+    const count = Number(results[0]![1]);
+    if (count === 0) return null;
+    const first = results[1]![1] as string[];
+    const last = results[2]![1] as string[];
+    return { count, first: Number(first[1]), last: Number(last[1]) };
   }
 
   async windowTrim(key: string, beforeMs: number): Promise<void> {

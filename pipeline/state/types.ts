@@ -15,6 +15,8 @@ export interface HotState {
   windowAdd(key: string, member: string, atMs: number, ttlMs?: number): Promise<void>;
   /** Members with fromMs <= time <= toMs, oldest first. */
   windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]>;
+  /** How many members, and the earliest and latest time among them; null for an empty window. */
+  windowStats(key: string): Promise<{ count: number; first: number; last: number } | null>;
   /** Drops members older than `beforeMs`. */
   windowTrim(key: string, beforeMs: number): Promise<void>;
   close(): Promise<void>;

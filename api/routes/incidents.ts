@@ -1,0 +1,129 @@
+// Incidents (SPEC 2.6, 3, 4.6): correlated leads, worked by analysts through
+// their status. Any status may follow any other; every change is recorded
+// with who made it and when, and drives the classification.
+import { z } from 'zod';
+import { Severity } from '../../clickhouse/severity.js';
+import { getIncident, listIncidents, setIncidentStatus, statusHistory, type Incident } from '../../clickhouse/tables/incidents.js';
+import { nodeSummaries } from '../../clickhouse/tables/nodes.js';
+import { listObservations } from '../../clickhouse/tables/observations.js';
+import { notFound } from '../http-error.js';
+import { defineRoute } from '../route.js';
+import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
+
+export const STATUS_NAMES: Record<number, string> = { 1: 'New', 2: 'Investigating', 3: 'Resolved', 4: 'Closed', 5: 'Disrupted' };
+
+/** SPEC 3: Resolved and Disrupted were real (true positive), Closed was not (false positive). */
+export function classification(status: number): 'true_positive' | 'false_positive' | null {
+  if (status === 3 || status === 5) return 'true_positive';
+  if (status === 4) return 'false_positive';
+  return null;
+}
+
+const StatusValue = z.coerce
+  .number({ message: 'status must be an integer from 1 to 5' })
+  .int('status must be an integer from 1 to 5')
+  .min(1, 'status must be an integer from 1 to 5')
+  .max(5, 'status must be an integer from 1 to 5');
+
+const IncidentSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  title: z.string(),
+  severity: Severity,
+  status: z.number().int(),
+  status_name: z.string(),
+  classification: z.enum(['true_positive', 'false_positive']).nullable(),
+  artifact_count: z.number().int(),
+  node_count: z.number().int(),
+  first_seen: Timestamp,
+  last_seen: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const ListQuery = Pagination.extend({
+  status: StatusValue.optional(),
+  severity: Severity.optional(),
+  start: Timestamp.optional(),
+  end: Timestamp.optional(),
+});
+
+const StatusBody = z.strictObject({
+  status: z.number({ message: 'status must be an integer from 1 to 5' }).int('status must be an integer from 1 to 5').min(1, 'status must be an integer from 1 to 5').max(5, 'status must be an integer from 1 to 5'),
+});
+
+function present(incident: Incident): z.infer<typeof IncidentSchema> {
+  const { node_ids: _nodes, observation_ids: _observations, ...rest } = incident;
+  return { ...rest, status_name: STATUS_NAMES[incident.status] ?? 'Unknown', classification: classification(incident.status) };
+}
+
+export const incidentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/incidents',
+    summary: 'List incidents, newest first; start/end filter created_at in [start, end)',
+    tag: 'Incidents',
+    permission: 'incidents:read',
+    query: ListQuery,
+    response: listData('incidents', IncidentSchema),
+    async handler({ query, auth, deps }) {
+      const { incidents, total } = await listIncidents(deps.store, auth.orgId, query);
+      return { message: `${total} incident(s)`, data: { incidents: incidents.map(present), total, limit: query.limit, offset: query.offset } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/incidents/:id',
+    summary: 'Get an incident with its nodes, observations and status history',
+    tag: 'Incidents',
+    permission: 'incidents:read',
+    params: IdParams,
+    response: IncidentSchema.extend({
+      nodes: z.array(z.object({ id: z.string(), type: z.string(), value: z.string() })),
+      observations: z.array(z.object({ id: z.string(), type: z.string(), description: z.string(), severity: Severity })),
+      status_history: z.array(z.object({ from_status: z.number(), to_status: z.number(), changed_by: z.string(), changed_at: Timestamp })),
+    }),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const incident = await getIncident(deps.store, auth.orgId, params.id);
+      if (!incident) throw notFound('incident');
+      const [nodes, observations, history] = await Promise.all([
+        nodeSummaries(deps.store, auth.orgId, incident.node_ids),
+        listObservations(deps.store, auth.orgId, { ids: incident.observation_ids, limit: 1000, offset: 0 }),
+        statusHistory(deps.store, auth.orgId, incident.id),
+      ]);
+      return {
+        message: 'Incident found',
+        data: {
+          ...present(incident),
+          nodes: incident.node_ids.map((id) => nodes.get(id)).filter((n) => n !== undefined),
+          observations: observations.observations.map(({ id, type, description, severity }) => ({ id, type, description, severity })),
+          status_history: history,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/v1/incidents/:id/status',
+    summary: 'Set the status (1 New, 2 Investigating, 3 Resolved, 4 Closed, 5 Disrupted)',
+    tag: 'Incidents',
+    permission: 'incidents:write',
+    params: IdParams,
+    body: StatusBody,
+    response: z.object({ id: z.string(), status: z.number().int(), status_name: z.string(), classification: z.enum(['true_positive', 'false_positive']).nullable() }),
+    errors: [404],
+    async handler({ params, body, auth, deps }) {
+      const incident = await getIncident(deps.store, auth.orgId, params.id);
+      if (!incident) throw notFound('incident');
+      if (incident.status !== body.status) {
+        await setIncidentStatus(deps.store, auth.orgId, incident.id, { from_status: incident.status, to_status: body.status, changed_by: auth.subject, changed_at: new Date().toISOString() });
+      }
+      const name = STATUS_NAMES[body.status]!;
+      return {
+        message: `Incident status updated to ${name}`,
+        data: { id: incident.id, status: body.status, status_name: name, classification: classification(body.status) },
+      };
+    },
+  }),
+];

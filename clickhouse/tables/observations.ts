@@ -1,0 +1,100 @@
+// The observations table: findings written by analysts and by the rule stage.
+import { z } from 'zod';
+import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { Severity } from '../severity.js';
+import { SqlParams, whereClause } from '../sql.js';
+import { nextVersion } from '../version.js';
+
+export interface Observation {
+  id: string;
+  org_id: string;
+  type: string;
+  description: string;
+  severity: Severity;
+  node_ids: string[];
+  artifact_ids: string[];
+  /** The lead rule that made it; null when an analyst wrote it. */
+  rule_id: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const ObservationRow = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  type: z.string(),
+  description: z.string(),
+  severity: Severity,
+  node_ids: z.array(z.string()),
+  artifact_ids: z.array(z.string()),
+  rule_id: z.string().nullable(),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const COLUMNS = 'id, org_id, type, description, severity, node_ids, artifact_ids, rule_id, created_by, created_at, updated_at';
+
+function fromRow(row: unknown): Observation {
+  const r = ObservationRow.parse(row);
+  return { ...r, created_at: toIsoTimestamp(r.created_at), updated_at: toIsoTimestamp(r.updated_at) };
+}
+
+function toRow(o: Observation, isDeleted: boolean) {
+  return { ...o, created_at: toClickHouseTime(o.created_at), updated_at: toClickHouseTime(o.updated_at), version: nextVersion(), is_deleted: isDeleted ? 1 : 0 };
+}
+
+/** Writes these observations as their newest versions (create, update, and the rule stage's firings). */
+export async function saveObservations(store: Store, observations: Observation[]): Promise<void> {
+  if (observations.length === 0) return;
+  await store.insert({ table: 'observations', format: 'JSONEachRow', values: observations.map((o) => toRow(o, false)) });
+}
+
+export async function deleteObservation(store: Store, observation: Observation): Promise<void> {
+  await store.insert({ table: 'observations', format: 'JSONEachRow', values: [toRow({ ...observation, updated_at: new Date().toISOString() }, true)] });
+}
+
+export async function getObservation(store: Store, orgId: string, id: string): Promise<Observation | null> {
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM observations FINAL WHERE org_id = {orgId:String} AND id = {id:UUID}`,
+    query_params: { orgId, id },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json();
+  return row ? fromRow(row) : null;
+}
+
+export interface ObservationFilter {
+  type?: string;
+  severity?: Severity;
+  /** created_at at or after */
+  start?: string;
+  /** created_at before */
+  end?: string;
+  ids?: string[];
+  limit: number;
+  offset: number;
+}
+
+/** Newest first. */
+export async function listObservations(store: Store, orgId: string, filter: ObservationFilter): Promise<{ observations: Observation[]; total: number }> {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId, 'String')}`];
+  if (filter.type) where.push(`type = ${params.add(filter.type, 'String')}`);
+  if (filter.severity) where.push(`severity = ${params.add(filter.severity, 'String')}`);
+  if (filter.start) where.push(`created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
+  if (filter.end) where.push(`created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
+  if (filter.ids) where.push(`id IN ${params.add(filter.ids, 'Array(UUID)')}`);
+  const [page, count] = await Promise.all([
+    store.query({
+      query: `SELECT ${COLUMNS} FROM observations FINAL ${whereClause(where)} ORDER BY created_at DESC, id
+              LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
+      query_params: params.values,
+      format: 'JSONEachRow',
+    }),
+    store.query({ query: `SELECT count() AS total FROM observations FINAL ${whereClause(where)}`, query_params: params.values, format: 'JSONEachRow' }),
+  ]);
+  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
+  return { observations: (await page.json()).map(fromRow), total: Number(total) };
+}

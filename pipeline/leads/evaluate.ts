@@ -1,0 +1,146 @@
+// The rule step: which enriched events match which lead rules, and which
+// firings that makes.
+//
+// Without a threshold every matching event fires. With `threshold` N and
+// `window` W a rule fires when N matching events fall in one window, counted
+// per value of `group_by` when it is set. Windows tumble: they are aligned to
+// the epoch in event time (a 5m window runs 06:00–06:05, 06:05–06:10 UTC...),
+// so a firing has one identity, (rule, group, window), that replays and
+// restarts reproduce. The price is that a burst straddling a window boundary
+// is counted in two windows. Events without the group_by field do not count.
+//
+// Window membership lives in hot state (idempotent sets of artifact ids), so
+// it survives a restart, and a replayed event does not count twice. A firing
+// is emitted again when more events join its window: same observation and
+// lead ids, newer version, higher count.
+import { stableId } from '../../lib/ids.js';
+import { PreparedTarget } from '../../query/match.js';
+import type { EnrichedEvent } from '../../topics/index.js';
+import { eventTime } from '../event-time.js';
+import type { HotState } from '../state/index.js';
+import type { CompiledRule } from './rules.js';
+
+/** Kept per firing: enough to follow an attack, bounded so one noisy window cannot grow without limit. */
+export const MAX_FIRING_ARTIFACTS = 1000;
+export const MAX_FIRING_NODES = 200;
+
+export interface Firing {
+  rule: CompiledRule['rule'];
+  /** Also the lead's id: one observation and one lead per firing. */
+  id: string;
+  group: string;
+  windowStart: number | null;
+  count: number;
+  artifactIds: string[];
+  nodeIds: string[];
+  firstSeen: number;
+  lastSeen: number;
+  /** An event of the firing, for its description and type. */
+  sample: EnrichedEvent;
+}
+
+export interface Evaluation {
+  firings: Firing[];
+  /** Call once the firings are written: remembers what was emitted, so an unchanged window is not emitted again. */
+  markEmitted(): Promise<void>;
+}
+
+interface Match {
+  rule: CompiledRule;
+  event: EnrichedEvent;
+  at: number;
+}
+
+function groupValue(event: EnrichedEvent, field: string): string | null {
+  if (field === 'source') return event.source;
+  const value = event.fields[field];
+  if (value === undefined || typeof value === 'boolean') return null;
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? null : String(first);
+}
+
+function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[]): Match[] {
+  const matches: Match[] = [];
+  for (const event of events) {
+    const rules = rulesFor(event.org_id);
+    if (rules.length === 0) continue;
+    const target = new PreparedTarget({ id: event.artifact_id, source: event.source, raw: event.raw, fields: event.fields });
+    for (const rule of rules) {
+      const source = rule.rule.conditions.source;
+      if (source && source !== event.source) continue;
+      if (rule.matches(target)) matches.push({ rule, event, at: eventTime(event) });
+    }
+  }
+  return matches;
+}
+
+function singleFiring({ rule, event, at }: Match): Firing {
+  return {
+    rule: rule.rule,
+    id: stableId('observation', rule.rule.id, event.artifact_id),
+    group: '',
+    windowStart: null,
+    count: 1,
+    artifactIds: [event.artifact_id],
+    nodeIds: [...new Set(event.entities.map((e) => e.id))].slice(0, MAX_FIRING_NODES),
+    firstSeen: at,
+    lastSeen: at,
+    sample: event,
+  };
+}
+
+export async function evaluateBatch(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[], state: HotState): Promise<Evaluation> {
+  const firings: Firing[] = [];
+  const buckets = new Map<string, { rule: CompiledRule; group: string; windowStart: number; matches: Match[] }>();
+  for (const match of findMatches(events, rulesFor)) {
+    const { rule } = match;
+    if (!rule.threshold || !rule.windowMs) {
+      firings.push(singleFiring(match));
+      continue;
+    }
+    const group = rule.groupBy ? groupValue(match.event, rule.groupBy) : '';
+    if (group === null) continue;
+    const windowStart = Math.floor(match.at / rule.windowMs) * rule.windowMs;
+    const key = `${rule.rule.id}:${group}:${windowStart}`;
+    const bucket = buckets.get(key) ?? { rule, group, windowStart, matches: [] };
+    bucket.matches.push(match);
+    buckets.set(key, bucket);
+  }
+
+  const marks: [string, string][] = [];
+  for (const [key, { rule, group, windowStart, matches }] of buckets) {
+    const base = `leads:${key}`;
+    // Kept a while past the window, so late events of it still count (and backfills of old windows work).
+    const ttl = Math.max(2 * rule.windowMs!, 3_600_000);
+    await Promise.all(
+      matches.flatMap(({ event, at }) => [
+        state.windowAdd(`${base}:artifacts`, event.artifact_id, at, ttl),
+        ...event.entities.map((e) => state.windowAdd(`${base}:nodes`, e.id, at, ttl)),
+      ]),
+    );
+    const stats = await state.windowStats(`${base}:artifacts`);
+    if (!stats || stats.count < rule.threshold!) continue;
+    if ((await state.get(`${base}:emitted`)) === String(stats.count)) continue;
+    const [artifactIds, nodeIds] = await Promise.all([state.windowMembers(`${base}:artifacts`, -Infinity, Infinity), state.windowMembers(`${base}:nodes`, -Infinity, Infinity)]);
+    firings.push({
+      rule: rule.rule,
+      id: stableId('observation', rule.rule.id, group, String(windowStart)),
+      group,
+      windowStart,
+      count: stats.count,
+      artifactIds: artifactIds.slice(0, MAX_FIRING_ARTIFACTS),
+      nodeIds: nodeIds.slice(0, MAX_FIRING_NODES),
+      firstSeen: stats.first,
+      lastSeen: stats.last,
+      sample: matches[0]!.event,
+    });
+    marks.push([`${base}:emitted`, String(stats.count)]);
+  }
+
+  return {
+    firings,
+    async markEmitted() {
+      await Promise.all(marks.map(([key, count]) => state.set(key, count, 24 * 3_600_000)));
+    },
+  };
+}

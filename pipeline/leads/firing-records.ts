@@ -1,0 +1,88 @@
+// What a firing is written as: an observation (with a description an analyst
+// can read), a lead row, and a lead message for the correlator.
+import type { Observation } from '../../clickhouse/tables/observations.js';
+import type { LeadRow } from '../../clickhouse/tables/leads.js';
+import type { EnrichedEvent, Lead } from '../../topics/index.js';
+import type { Firing } from './evaluate.js';
+
+/** Observation types by ECS event category, most specific first. */
+const TYPE_BY_CATEGORY: [string, string][] = [
+  ['malware', 'malware'],
+  ['intrusion_detection', 'intrusion'],
+  ['authentication', 'auth'],
+  ['session', 'auth'],
+  ['iam', 'iam'],
+  ['web', 'web'],
+  ['process', 'process'],
+  ['file', 'file'],
+  ['network', 'network'],
+];
+
+export function observationType(event: EnrichedEvent): string {
+  const value = event.fields['event.category'];
+  const categories = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+  return TYPE_BY_CATEGORY.find(([category]) => categories.includes(category))?.[1] ?? 'detection';
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function describeFiring(firing: Firing): string {
+  const { rule } = firing;
+  const name = `Lead rule "${rule.name}"`;
+  if (firing.windowStart === null) {
+    const subject = firing.sample.fields['source.ip'] ?? firing.sample.fields['user.name'] ?? firing.sample.source;
+    return `${name} matched a ${firing.sample.source} event (${String(subject)}) at ${iso(firing.firstSeen)}`;
+  }
+  const group = firing.group ? ` for ${rule.conditions.group_by} ${firing.group}` : '';
+  return `${name}: ${firing.count} matching events${group} in the ${rule.conditions.window} window from ${iso(firing.windowStart)} (threshold ${rule.conditions.threshold})`;
+}
+
+export interface FiringRecords {
+  observation: Observation;
+  leadRow: LeadRow;
+  lead: Lead;
+}
+
+/**
+ * Records for a firing. created_at is the time of the firing's first event,
+ * so that a replay or a later update writes the same value.
+ */
+export function firingRecords(firing: Firing, now: string): FiringRecords {
+  const { rule } = firing;
+  const type = observationType(firing.sample);
+  const firstSeen = iso(firing.firstSeen);
+  const observation: Observation = {
+    id: firing.id,
+    org_id: rule.org_id,
+    type,
+    description: describeFiring(firing),
+    severity: rule.severity,
+    node_ids: firing.nodeIds,
+    artifact_ids: firing.artifactIds,
+    rule_id: rule.id,
+    created_by: `rule:${rule.id}`,
+    created_at: firstSeen,
+    updated_at: now,
+  };
+  const lead: Lead = {
+    id: firing.id,
+    org_id: rule.org_id,
+    rule_id: rule.id,
+    rule_name: rule.name,
+    observation_id: firing.id,
+    type,
+    severity: rule.severity,
+    group_by: rule.conditions.group_by ?? '',
+    group_value: firing.group,
+    window_start: firing.windowStart === null ? null : iso(firing.windowStart),
+    event_count: firing.count,
+    node_ids: firing.nodeIds,
+    artifact_ids: firing.artifactIds,
+    first_seen: firstSeen,
+    last_seen: iso(firing.lastSeen),
+    created_at: firstSeen,
+  };
+  return { observation, lead, leadRow: lead };
+}

@@ -1,0 +1,80 @@
+// The enabled lead rules, compiled for matching and refreshed from the store
+// every few seconds, so that creating, changing, disabling or deleting a rule
+// reaches the running stage without a restart.
+import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { parseDuration } from '../../lib/duration.js';
+import type { Logger } from '../../lib/logger.js';
+import { compileMatcher, type PreparedTarget } from '../../query/match.js';
+import { parseQuery } from '../../query/parse.js';
+
+export interface CompiledRule {
+  rule: LeadRule;
+  matches: (target: PreparedTarget) => boolean;
+  /** Set together: fire when `threshold` matching events fall in one window of `windowMs`. */
+  threshold?: number;
+  windowMs?: number;
+  /** Count per value of this field. */
+  groupBy?: string;
+}
+
+export function compileRule(rule: LeadRule): CompiledRule {
+  const { pattern, threshold, window, group_by } = rule.conditions;
+  return {
+    rule,
+    matches: compileMatcher(parseQuery(pattern)),
+    threshold: threshold && window ? threshold : undefined,
+    windowMs: threshold && window ? parseDuration(window) : undefined,
+    groupBy: group_by || undefined,
+  };
+}
+
+export class RuleSet {
+  private byOrg = new Map<string, CompiledRule[]>();
+  private compiled = new Map<string, { version: string; rule: CompiledRule }>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly load: () => Promise<LeadRule[]>,
+    private readonly logger: Logger,
+    private readonly refreshMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => {
+      this.refresh().catch((err: unknown) => this.logger.warn({ err }, 'could not refresh lead rules; keeping the ones loaded'));
+    }, this.refreshMs);
+    this.timer.unref();
+  }
+
+  /** Reloads the enabled rules; a rule whose pattern does not compile is skipped with a warning. */
+  async refresh(): Promise<void> {
+    const rules = await this.load();
+    const byOrg = new Map<string, CompiledRule[]>();
+    const compiled = new Map<string, { version: string; rule: CompiledRule }>();
+    for (const rule of rules) {
+      const version = rule.updated_at;
+      let entry = this.compiled.get(rule.id);
+      if (!entry || entry.version !== version) {
+        try {
+          entry = { version, rule: compileRule(rule) };
+        } catch (err) {
+          this.logger.warn({ rule: rule.id, name: rule.name, err: (err as Error).message }, 'lead rule does not compile; skipped');
+          continue;
+        }
+      }
+      compiled.set(rule.id, entry);
+      byOrg.set(rule.org_id, [...(byOrg.get(rule.org_id) ?? []), entry.rule]);
+    }
+    this.compiled = compiled;
+    this.byOrg = byOrg;
+  }
+
+  rulesFor(orgId: string): CompiledRule[] {
+    return this.byOrg.get(orgId) ?? [];
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
