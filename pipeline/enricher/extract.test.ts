@@ -80,6 +80,17 @@ describe('edges', () => {
     expect(graph.entities.some((e) => e.value === '2606:2800:220:1:248:1893:25c8:1946')).toBe(true);
   });
 
+  it('links the name of each A/AAAA answer record to its address, as per-record DNS logs give them', () => {
+    const graph = extractGraph(
+      event({ 'dns.answers.name': ['www.example.com', 'edge.example.net', 'edge.example.net'], 'dns.answers.type': ['CNAME', 'A', 'AAAA'], 'dns.answers.data': ['edge.example.net', '203.0.113.80', '2001:db8::80'] }),
+    );
+    const byId = new Map(graph.entities.map((e) => [e.id, e.value]));
+    expect(graph.edges.filter((e) => e.type === 'resolved_to').map((e) => `${byId.get(e.source_id)} -> ${byId.get(e.target_id)}`).sort()).toEqual([
+      'edge.example.net -> 2001:db8::80',
+      'edge.example.net -> 203.0.113.80',
+    ]);
+  });
+
   it('uses the artifact time when the event time is missing or far in the future', () => {
     expect(extractGraph(event({ 'source.ip': '10.0.0.1', 'destination.ip': '10.0.0.2', '@timestamp': '2999-01-01T00:00:00.000Z' })).seenAt).toBe('2026-11-22T06:00:00.000Z');
   });

@@ -133,13 +133,14 @@ export function extractGraph(event: ParsedEvent): ExtractedGraph {
     }
   }
 
-  function addEntity(type: NodeType, value: string, role: string): void {
+  function addEntity(type: NodeType, value: string, role: string): Entity {
     const id = nodeId(org, type, value);
     const entity = entities.get(`${id}|${role}`) ?? { id, type, value, role };
     entities.set(`${id}|${role}`, entity);
     const list = byRole.get(role) ?? [];
     if (!list.some((e) => e.id === id)) list.push(entity);
     byRole.set(role, list);
+    return entity;
   }
 
   const when = seenAt(event);
@@ -156,6 +157,18 @@ export function extractGraph(event: ParsedEvent): ExtractedGraph {
   const host = first('host.hostname') ?? first('host.name');
   link('communicates_with', sourceIp, first('destination.ip'));
   for (const answer of byRole.get('dns.resolved_ip') ?? []) link('resolved_to', first('dns.question.name'), answer);
+  // Each A/AAAA answer record: its own name resolved to its address (also
+  // where the log names no question, as Suricata's per-record answers do).
+  const names = values(event.fields['dns.answers.name']);
+  const types = values(event.fields['dns.answers.type']);
+  const data = values(event.fields['dns.answers.data']);
+  names.forEach((name, i) => {
+    if (types[i] !== 'A' && types[i] !== 'AAAA') return;
+    const domain = canonicalEntity('domain', name);
+    const address = canonicalEntity('IP', data[i] ?? '');
+    if (domain?.type !== 'domain' || !address) return;
+    link('resolved_to', addEntity('domain', domain.value, 'dns.answers.name'), addEntity('IP', address.value, 'dns.answers.data'));
+  });
   if (user && (hasCategory(event, 'authentication') || hasCategory(event, 'session'))) {
     // The account was used on this host; without a host name, on the address it came from.
     link('authenticated_as', user, host ?? sourceIp);

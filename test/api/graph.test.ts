@@ -1,5 +1,7 @@
 // Parse and enrich into the graph, end to end: ingest, the parser and
 // enricher stages, and the node, edge and field-search endpoints.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveredMessage } from '../../pipeline/bus/types.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
@@ -96,6 +98,46 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
     const host = (await nodes(token, 'type=host')).nodes.find((n) => n.value === 'bastion-1')!;
     const logins = await get<{ edges: EdgeOut[]; total: number }>(token, `/api/v1/edges?type=authenticated_as&target_id=${host.id}`);
     expect(logins.total).toBe(3); // root, admin, alice used bastion-1
+  });
+
+  it('turns a real sshd log into attacking addresses linked to the accounts they tried', async () => {
+    const token = api.token();
+    const lines = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'beats', 'secure-rhel7.log'), 'utf8').split('\n').filter((l) => l.trim());
+    // What the file says, independently of the parser: address -> accounts it failed or succeeded with.
+    const tried = new Map<string, Set<string>>();
+    for (const line of lines) {
+      const m = /(?:Failed|Accepted) \w+ for (?:invalid user )?(\S+) from (\S+) port/.exec(line);
+      if (m) tried.set(m[2]!, (tried.get(m[2]!) ?? new Set()).add(m[1]!));
+    }
+    expect(tried.size).toBeGreaterThan(0);
+    for (let i = 0; i < lines.length; i += 500) {
+      await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: lines.slice(i, i + 500).map((raw) => ({ source: 'auth', raw })) } });
+    }
+    for (const [ip, users] of tried) {
+      const node = await eventually(async () => {
+        const found = (await nodes(token, `type=IP&value=${encodeURIComponent(ip)}`)).nodes.find((n) => n.value === ip);
+        expect(found).toBeDefined();
+        return found!;
+      }, 30_000);
+      const single = await get<NodeOut>(token, `/api/v1/nodes/${node.id}`);
+      expect(single.edges).toHaveLength(single.edge_count);
+      const targets = await Promise.all(single.edges!.filter((e) => e.source_id === node.id && e.type === 'related_to').map((e) => get<NodeOut>(token, `/api/v1/nodes/${e.target_id}`)));
+      expect(new Set(targets.filter((t) => t.type === 'user').map((t) => t.value))).toEqual(users);
+    }
+  });
+
+  it('gives Suricata DNS answers resolved_to edges from the name to each address', async () => {
+    const token = api.token();
+    const lines = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'parser', 'suricata-eve.log'), 'utf8').split('\n').filter((l) => l.includes('"event_type":"dns"'));
+    await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: lines.map((raw) => ({ source: 'suricata', raw })) } });
+    const edge = await eventually(async () => {
+      const domain = (await nodes(token, 'type=domain&value=edge.example.net')).nodes[0];
+      expect(domain).toBeDefined();
+      const resolved = await get<{ edges: EdgeOut[] }>(token, `/api/v1/edges?type=resolved_to&source_id=${domain!.id}`);
+      expect(resolved.edges.length).toBeGreaterThan(0);
+      return resolved.edges[0]!;
+    });
+    expect((await get<EdgeOut>(token, `/api/v1/edges/${edge.id}`)).target).toMatchObject({ type: 'IP', value: '203.0.113.80' });
   });
 
   it('links a domain to each address it resolved to', async () => {
