@@ -1,5 +1,6 @@
 // Bearer JWT authentication (HS256 pinned, exp required and enforced) and
 // per-route permission checks.
+import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
 import type { Middleware } from 'koa';
@@ -25,7 +26,9 @@ export interface AuthContext {
 
 /** Verifies the bearer token and puts the caller on `ctx.state.auth`; 401 otherwise. */
 export function authenticate(secret: string): Middleware {
-  const verify = koaJwt({ secret, algorithms: [JWT_ALGORITHM], key: 'claims', debug: true });
+  // A key object made once: given a string, jsonwebtoken parses it again on every request.
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const verify = koaJwt({ secret: key as unknown as koaJwt.Secret, algorithms: [JWT_ALGORITHM], key: 'claims', debug: true });
   return async (ctx, next) => {
     if (!ctx.get('authorization')) throw new HttpError(401, 'unauthorized', 'missing bearer token in the Authorization header');
     let verified = false;

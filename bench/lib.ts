@@ -63,11 +63,12 @@ export interface CairnProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `cairn start` as its own process, as a user would. */
+/** Runs `cairn start` as its own process, as a user would (CAIRN_BENCH_PROFILE_DIR: write a CPU profile there). */
 export async function startCairn(env: Record<string, string> = {}): Promise<CairnProcess> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'cairn.mjs'), 'start'], {
+  const profile = process.env.CAIRN_BENCH_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.CAIRN_BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(REPO, 'bin', 'cairn.mjs'), 'start'], {
     env: { ...process.env, CAIRN_DATA_DIR: dataDir, PORT: String(port), CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -27,7 +27,7 @@ function more(count: number): string {
   return count > 0 ? ` (+${count} more)` : '';
 }
 
-/** "SSH brute force: 203.0.113.9 against host labsz, user root": what happened, from where, to whom. */
+/** "SSH brute force: 203.0.113.9 against host labsz, user root": what happened, from where, to whom (two of each named). */
 export function incidentTitle(ruleNames: string[], nodes: NodeSummary[]): string {
   const rules = [...new Set(ruleNames)];
   const what = `${rules[0] ?? 'Lead'}${rules.length > 1 ? ` and ${rules.length - 1} other rule${rules.length > 2 ? 's' : ''}` : ''}`;
@@ -35,7 +35,7 @@ export function incidentTitle(ruleNames: string[], nodes: NodeSummary[]): string
   const targets = nodes
     .filter((n) => TARGET_TYPES.includes(n.type) && !n.value.startsWith(GROUP_PREFIX))
     .sort((a, b) => TARGET_TYPES.indexOf(a.type) - TARGET_TYPES.indexOf(b.type));
-  const from = addresses.length === 1 ? addresses[0]!.value : addresses.length > 1 ? `${addresses.length} addresses` : '';
+  const from = addresses.length ? `${addresses.slice(0, 2).map((a) => a.value).join(', ')}${more(addresses.length - 2)}` : '';
   const to = targets.length ? `${targets.slice(0, 2).map((t) => `${t.type} ${t.value}`).join(', ')}${more(targets.length - 2)}` : '';
   if (from && to) return `${what}: ${from} against ${to}`;
   return from || to ? `${what}: ${from || to}` : what;
