@@ -1,5 +1,6 @@
 // Building WHERE clauses from parts without ever putting a value into SQL
 // text: every value becomes a typed {pN:Type} parameter that ClickHouse binds.
+import type { Store } from './client.js';
 
 export class SqlParams {
   readonly values: Record<string, unknown> = {};
@@ -15,4 +16,33 @@ export class SqlParams {
 
 export function whereClause(conditions: string[]): string {
   return conditions.length ? `WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}` : '';
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface PagedQuery {
+  /** A SELECT without ORDER BY or LIMIT, its values in `params`. */
+  query: string;
+  params: SqlParams;
+  orderBy: string;
+  page: Page;
+  settings?: Record<string, string | number>;
+}
+
+/** Runs one page of `query` and, beside it, the count of all its rows: what every list answers. */
+export async function queryPage(store: Store, { query, params, orderBy, page, settings }: PagedQuery): Promise<{ rows: unknown[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    store.query({
+      query: `${query} ORDER BY ${orderBy} LIMIT ${params.add(page.limit, 'UInt32')} OFFSET ${params.add(page.offset, 'UInt64')}`,
+      query_params: params.values,
+      format: 'JSONEachRow',
+      clickhouse_settings: settings,
+    }),
+    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: settings }),
+  ]);
+  const [counted] = await count.json<{ total: string }>();
+  return { rows: await rows.json(), total: Number(counted?.total ?? 0) };
 }

@@ -2,6 +2,7 @@
 // observations and leads.
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
@@ -90,8 +91,8 @@ const LeadRuleSchema = z.object({
   updated_at: Timestamp,
 });
 
-async function findRule(deps: { store: Parameters<typeof getLeadRule>[0] }, orgId: string, id: string): Promise<LeadRule> {
-  const rule = await getLeadRule(deps.store, orgId, id);
+async function findRule(store: Store, orgId: string, id: string): Promise<LeadRule> {
+  const rule = await getLeadRule(store, orgId, id);
   if (!rule) throw notFound('lead rule');
   return rule;
 }
@@ -134,7 +135,7 @@ export const leadRuleRoutes = [
     response: LeadRuleSchema,
     errors: [404],
     async handler({ params, auth, deps }) {
-      return { message: 'Lead rule found', data: await findRule(deps, auth.orgId, params.id) };
+      return { message: 'Lead rule found', data: await findRule(deps.store, auth.orgId, params.id) };
     },
   }),
   defineRoute({
@@ -164,7 +165,7 @@ export const leadRuleRoutes = [
     response: LeadRuleSchema,
     errors: [404],
     async handler({ params, body, auth, deps }) {
-      const current = await findRule(deps, auth.orgId, params.id);
+      const current = await findRule(deps.store, auth.orgId, params.id);
       const { conditions, ...fields } = body;
       const updated: LeadRule = {
         ...current,
@@ -186,7 +187,7 @@ export const leadRuleRoutes = [
     response: z.null(),
     errors: [404],
     async handler({ params, auth, deps }) {
-      const rule = await findRule(deps, auth.orgId, params.id);
+      const rule = await findRule(deps.store, auth.orgId, params.id);
       await deleteLeadRule(deps.store, rule);
       return { message: `Lead rule "${rule.name}" deleted`, data: null };
     },

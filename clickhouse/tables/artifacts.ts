@@ -1,7 +1,7 @@
 // The artifacts table: inserts by the store stage, search by the API.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { SqlParams, whereClause } from '../sql.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 
 export interface Artifact {
   id: string;
@@ -89,17 +89,11 @@ export async function searchArtifacts(store: Store, search: ArtifactSearch): Pro
   if (search.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(search.start), 'DateTime64(3)')}`);
   if (search.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(search.end), 'DateTime64(3)')}`);
   conditions.push(...search.conditions);
-  const where = whereClause(conditions);
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `SELECT ${COLUMNS} FROM artifacts ${where} ORDER BY timestamp DESC, id DESC
-              LIMIT ${params.add(search.limit, 'UInt32')} OFFSET ${params.add(search.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-    }),
-    store.query({ query: `SELECT count() AS total FROM artifacts ${where}`, query_params: params.values, format: 'JSONEachRow' }),
-  ]);
-  const artifacts = (await page.json()).map(fromRow);
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { artifacts, total: Number(total) };
+  const { rows, total } = await queryPage(store, {
+    query: `SELECT ${COLUMNS} FROM artifacts ${whereClause(conditions)}`,
+    params,
+    orderBy: 'timestamp DESC, id DESC',
+    page: search,
+  });
+  return { artifacts: rows.map(fromRow), total };
 }

@@ -4,7 +4,7 @@
 // artifact count.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { SqlParams, whereClause } from '../sql.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 
 export interface EdgeSightingRow {
   org_id: string;
@@ -100,17 +100,8 @@ function edgeQuery(orgId: string, filter: Omit<EdgeFilter, 'limit' | 'offset'>, 
 /** Most recently seen first. */
 export async function listEdges(store: Store, orgId: string, filter: EdgeFilter): Promise<{ edges: GraphEdge[]; total: number }> {
   const params = new SqlParams();
-  const query = edgeQuery(orgId, filter, params);
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `${query} ORDER BY last DESC, id LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-    }),
-    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow' }),
-  ]);
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { edges: (await page.json()).map((r) => fromRow(r, orgId)), total: Number(total) };
+  const { rows, total } = await queryPage(store, { query: edgeQuery(orgId, filter, params), params, orderBy: 'last DESC, id', page: filter });
+  return { edges: rows.map((r) => fromRow(r, orgId)), total };
 }
 
 export async function getEdge(store: Store, orgId: string, id: string): Promise<GraphEdge | null> {

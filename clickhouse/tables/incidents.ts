@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { Severity } from '../severity.js';
-import { SqlParams, whereClause } from '../sql.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export interface IncidentCore {
@@ -104,17 +104,8 @@ function incidentQuery(orgId: string, filter: Omit<IncidentFilter, 'limit' | 'of
 /** Newest first. */
 export async function listIncidents(store: Store, orgId: string, filter: IncidentFilter): Promise<{ incidents: Incident[]; total: number }> {
   const params = new SqlParams();
-  const query = incidentQuery(orgId, filter, params);
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `${query} ORDER BY created_at DESC, id LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-    }),
-    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow' }),
-  ]);
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { incidents: (await page.json()).map(fromRow), total: Number(total) };
+  const { rows, total } = await queryPage(store, { query: incidentQuery(orgId, filter, params), params, orderBy: 'created_at DESC, id', page: filter });
+  return { incidents: rows.map(fromRow), total };
 }
 
 export async function getIncident(store: Store, orgId: string, id: string): Promise<Incident | null> {

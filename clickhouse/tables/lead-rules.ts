@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { toIsoTimestamp, type Store } from '../client.js';
 import { Severity } from '../severity.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export const LeadRuleConditions = z.object({
@@ -83,25 +84,16 @@ export interface LeadRuleFilter {
 }
 
 export async function listLeadRules(store: Store, orgId: string, filter: LeadRuleFilter): Promise<{ rules: LeadRule[]; total: number }> {
-  const where = ['org_id = {orgId:String}'];
-  if (filter.enabled !== undefined) where.push('enabled = {enabled:Bool}');
-  const params = { orgId, enabled: filter.enabled, limit: filter.limit, offset: filter.offset };
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE ${where.join(' AND ')}
-              ORDER BY created_at DESC, id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      query_params: params,
-      format: 'JSONEachRow',
-    }),
-    store.query({
-      query: `SELECT count() AS total FROM lead_rules FINAL WHERE ${where.join(' AND ')}`,
-      query_params: params,
-      format: 'JSONEachRow',
-    }),
-  ]);
-  const rules = (await page.json()).map(fromRow);
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { rules, total: Number(total) };
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId, 'String')}`];
+  if (filter.enabled !== undefined) where.push(`enabled = ${params.add(filter.enabled, 'Bool')}`);
+  const { rows, total } = await queryPage(store, {
+    query: `SELECT ${COLUMNS} FROM lead_rules FINAL ${whereClause(where)}`,
+    params,
+    orderBy: 'created_at DESC, id',
+    page: filter,
+  });
+  return { rules: rows.map(fromRow), total };
 }
 
 /** Every enabled rule of every organization, for the rule stage. */

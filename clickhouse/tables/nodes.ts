@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { GraphScopes, ScopeEntry } from '../../config/env.js';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { SqlParams, whereClause } from '../sql.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export const FLAG_NAMES = ['managed', 'internal', 'trusted', 'infrastructure'] as const;
@@ -146,20 +146,15 @@ export async function edgeCounts(store: Store, orgId: string, ids: string[]): Pr
 
 export async function listNodes(store: Store, orgId: string, scopes: GraphScopes, filter: NodeFilter): Promise<{ nodes: GraphNode[]; total: number }> {
   const params = new SqlParams();
-  const query = nodeQuery(orgId, scopes, filter, params);
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `${query} ORDER BY created_at DESC, id LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-      clickhouse_settings: JOIN_SETTINGS,
-    }),
-    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: JOIN_SETTINGS }),
-  ]);
-  const rows = await page.json();
+  const { rows, total } = await queryPage(store, {
+    query: nodeQuery(orgId, scopes, filter, params),
+    params,
+    orderBy: 'created_at DESC, id',
+    page: filter,
+    settings: JOIN_SETTINGS,
+  });
   const counts = await edgeCounts(store, orgId, rows.map((r) => (r as { id: string }).id));
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { nodes: rows.map((r) => fromRow(r, orgId, counts)), total: Number(total) };
+  return { nodes: rows.map((r) => fromRow(r, orgId, counts)), total };
 }
 
 export async function getNode(store: Store, orgId: string, scopes: GraphScopes, id: string): Promise<GraphNode | null> {

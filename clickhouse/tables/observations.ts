@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { Severity } from '../severity.js';
-import { SqlParams, whereClause } from '../sql.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export interface Observation {
@@ -86,15 +86,11 @@ export async function listObservations(store: Store, orgId: string, filter: Obse
   if (filter.start) where.push(`created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
   if (filter.end) where.push(`created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
   if (filter.ids) where.push(`id IN ${params.add(filter.ids, 'Array(UUID)')}`);
-  const [page, count] = await Promise.all([
-    store.query({
-      query: `SELECT ${COLUMNS} FROM observations FINAL ${whereClause(where)} ORDER BY created_at DESC, id
-              LIMIT ${params.add(filter.limit, 'UInt32')} OFFSET ${params.add(filter.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-    }),
-    store.query({ query: `SELECT count() AS total FROM observations FINAL ${whereClause(where)}`, query_params: params.values, format: 'JSONEachRow' }),
-  ]);
-  const [{ total }] = (await count.json<{ total: string }>()) as [{ total: string }];
-  return { observations: (await page.json()).map(fromRow), total: Number(total) };
+  const { rows, total } = await queryPage(store, {
+    query: `SELECT ${COLUMNS} FROM observations FINAL ${whereClause(where)}`,
+    params,
+    orderBy: 'created_at DESC, id',
+    page: filter,
+  });
+  return { observations: rows.map(fromRow), total };
 }

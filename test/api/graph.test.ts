@@ -162,7 +162,7 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
     await send('10.20.3.4');
     const inside = await eventually(async () => {
       const result = await nodes(token, 'internal=true');
-      expect(result.total).toBe(1);
+      expect(result.nodes).toHaveLength(1);
       return result.nodes[0]!;
     });
     expect(inside).toMatchObject({ value: '10.20.3.4', flags: { internal: true }, frameworks: [1] });
