@@ -1,21 +1,9 @@
 // Zeek dns.log written as JSON (one object per line) to flat ECS fields, as
 // Filebeat's zeek module maps them: orig is the source, resp the destination.
+import { canonicalIp } from '../ip.js';
+import { count, isObject, text, type Json } from '../json-values.js';
+import { isoString } from '../time.js';
 import type { EventFields, FormatParser } from '../types.js';
-import { canonicalIpFast, isoString } from './suricata-eve.js';
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 /**
  * ISO time of Zeek's ts: epoch seconds with microseconds (the default), or
@@ -39,7 +27,7 @@ const DESTINATION = { ip: 'destination.ip', address: 'destination.address', port
 
 function setEndpoint(fields: EventFields, names: typeof SOURCE, host: unknown, port: unknown): void {
   if (typeof host === 'string' && host !== '') {
-    const ip = canonicalIpFast(host);
+    const ip = canonicalIp(host);
     // Not an address after all: ECS keeps such a value in .address.
     if (ip) fields[names.ip] = ip;
     else fields[names.address] = host;
@@ -70,7 +58,7 @@ function addAnswers(fields: EventFields, answers: unknown, ttls: unknown): void 
   if (ttl.length === data.length && data.length === answers.length) fields['dns.answers.ttl'] = ttl;
   const ips: string[] = [];
   for (const answer of data) {
-    const ip = canonicalIpFast(answer);
+    const ip = canonicalIp(answer);
     if (ip && !ips.includes(ip)) ips.push(ip);
   }
   if (ips.length > 0) fields['dns.resolved_ip'] = ips;
