@@ -98,11 +98,8 @@ const PATTERNS = {
 
 // ---------------------------------------------------------------- field helpers
 
-/** A dotted quad without leading zeros is already canonical: skips ipaddr.js on the common case. */
-const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
 function ipOf(text: string): string | null {
-  return CANONICAL_IPV4.test(text) ? text : canonicalIp(text);
+  return canonicalIp(text);
 }
 
 function port(text: string | undefined): number | undefined {

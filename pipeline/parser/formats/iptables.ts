@@ -90,11 +90,8 @@ function number(key: string, value: string): number {
   throw new Error(`netfilter ${key}= is not a number: "${value}"`);
 }
 
-/** A dotted quad without leading zeros is already canonical: skips ipaddr.js on the common case. */
-const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
 function ip(key: string, value: string): string {
-  const canonical = CANONICAL_IPV4.test(value) ? value : canonicalIp(value);
+  const canonical = canonicalIp(value);
   if (!canonical) throw new Error(`netfilter ${key}= is not an IP address: "${value}"`);
   return canonical;
 }
