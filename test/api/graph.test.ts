@@ -72,10 +72,12 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
     ];
     expect((await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: attempts } })).status).toBe(202);
 
+    // Events may be handled in any order across partitions: wait until all three are in.
     const found = await eventually(async () => {
       const result = await nodes(token, 'type=IP&value=203.0.113');
       expect(result.nodes).toHaveLength(1);
       expect(result.nodes[0]!.edge_count).toBe(2);
+      expect(result.nodes[0]!.created_at).toBe('2026-11-20T10:00:00.000Z');
       return result;
     });
     const attacker = found.nodes[0]!;
@@ -90,7 +92,11 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
     expect(single.edges!.every((e) => e.type === 'related_to' && e.source_id === attacker.id)).toBe(true);
 
     const rootEdge = single.edges!.find((e) => e.target_id === byValue.get('root')!.id)!;
-    const edge = await get<EdgeOut>(token, `/api/v1/edges/${rootEdge.id}`);
+    const edge = await eventually(async () => {
+      const e = await get<EdgeOut>(token, `/api/v1/edges/${rootEdge.id}`);
+      expect(e.artifact_count).toBe(2);
+      return e;
+    });
     expect(edge).toMatchObject({ artifact_count: 2, weight: 2, first_seen: '2026-11-20T10:00:00.000Z', last_seen: '2026-11-20T10:00:09.000Z' });
     expect(edge.source).toEqual({ id: attacker.id, type: 'IP', value: '203.0.113.9' });
     expect(edge.target).toMatchObject({ type: 'user', value: 'root' });
