@@ -102,8 +102,10 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
     expect(edge.target).toMatchObject({ type: 'user', value: 'root' });
 
     const host = (await nodes(token, 'type=host')).nodes.find((n) => n.value === 'bastion-1')!;
-    const logins = await get<{ edges: EdgeOut[]; total: number }>(token, `/api/v1/edges?type=authenticated_as&target_id=${host.id}`);
-    expect(logins.total).toBe(3); // root, admin, alice used bastion-1
+    await eventually(async () => {
+      const logins = await get<{ edges: EdgeOut[]; total: number }>(token, `/api/v1/edges?type=authenticated_as&target_id=${host.id}`);
+      expect(logins.total).toBe(3); // root, admin, alice used bastion-1
+    });
   });
 
   it('turns a real sshd log into attacking addresses linked to the accounts they tried', async () => {
@@ -203,10 +205,12 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
       },
     });
     const search = async (q: string) => (await get<{ total: number; artifacts: { raw: string }[] }>(token, `/api/v1/artifacts?query=${encodeURIComponent(q)}`));
-    await eventually(async () => expect((await search('source.ip:173.234.31.186 AND event.outcome:failure')).total).toBe(1));
-    expect((await search('source.ip:173.234.31.186')).total).toBe(2);
-    expect((await search('user.name:ROOT -event.outcome:success')).total).toBe(2);
-    expect((await search(`${marker}`)).total).toBe(1);
+    await eventually(async () => {
+      expect((await search('source.ip:173.234.31.186 AND event.outcome:failure')).total).toBe(1);
+      expect((await search('source.ip:173.234.31.186')).total).toBe(2);
+      expect((await search('user.name:ROOT -event.outcome:success')).total).toBe(2);
+      expect((await search(`${marker}`)).total).toBe(1);
+    });
     expect((await search(`source.ip:173.234.31.186 ${marker}`)).total).toBe(0);
   });
 
