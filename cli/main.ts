@@ -18,7 +18,7 @@ const USAGE = `usage: cairn <command>
 
   start                 API and every pipeline stage in one process (the embedded default)
   api                   the HTTP API only
-  worker <stage>        one pipeline stage (${STAGES.map((s) => s.name).join(', ') || 'none yet'})
+  worker <stage>        one pipeline stage (${STAGES.map((s) => s.name).join(', ')})
   migrate               apply ClickHouse migrations and exit
   ingest <file> --source <name> [--url http://127.0.0.1:PORT] [--token T] [--batch-size 5000]
                         load a log file, one artifact per line, through a running cairn's API

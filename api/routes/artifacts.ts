@@ -1,6 +1,6 @@
 // Artifacts (SPEC 2.7, 4.7): ingest onto the bus, search in the store.
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import { newId } from '../../lib/ids.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { searchArtifacts } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
@@ -101,7 +101,7 @@ export const artifactRoutes = [
         }
         const { source, raw, timestamp, metadata } = parsed.data;
         accepted.push({
-          id: uuidv7(),
+          id: newId(),
           org_id: auth.orgId,
           source,
           raw,

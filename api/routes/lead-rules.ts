@@ -1,7 +1,7 @@
 // Lead rules (SPEC 2.2, 4.2): the criteria that promote matching events into
 // observations and leads.
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
@@ -149,7 +149,7 @@ export const leadRuleRoutes = [
     successStatus: 201,
     async handler({ body, auth, deps }) {
       const now = new Date().toISOString();
-      const rule: LeadRule = { id: uuidv7(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
+      const rule: LeadRule = { id: newId(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
       await saveLeadRule(deps.store, rule);
       return { message: 'Lead rule created', data: { id: rule.id, name: rule.name, enabled: rule.enabled, created_at: rule.created_at } };
     },

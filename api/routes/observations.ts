@@ -1,7 +1,7 @@
 // Observations (SPEC 2.3, 4.3): findings written by analysts here and by the
 // lead-rule stage.
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteObservation, getObservation, listObservations, saveObservations, type Observation } from '../../clickhouse/tables/observations.js';
@@ -103,7 +103,7 @@ export const observationRoutes = [
     successStatus: 201,
     async handler({ body, auth, deps }) {
       const now = new Date().toISOString();
-      const observation: Observation = { id: uuidv7(), org_id: auth.orgId, ...body, rule_id: null, created_by: auth.subject, created_at: now, updated_at: now };
+      const observation: Observation = { id: newId(), org_id: auth.orgId, ...body, rule_id: null, created_by: auth.subject, created_at: now, updated_at: now };
       await saveObservations(deps.store, [observation]);
       const { id, type, description, severity, created_at } = observation;
       return { message: 'Observation created', data: { id, type, description, severity, created_at } };
