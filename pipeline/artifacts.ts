@@ -56,7 +56,8 @@ function dropNulls(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }
 
-export type ArtifactDecoder = (message: DeliveredMessage) => Promise<RawArtifact>;
+/** Synchronous for JSON, the common case; a promise only for the registry's wire format. */
+export type ArtifactDecoder = (message: DeliveredMessage) => RawArtifact | Promise<RawArtifact>;
 
 /**
  * Decodes artifacts.raw messages: JSON, or the Confluent wire format when a
@@ -69,10 +70,10 @@ export async function createArtifactDecoder(schemaRegistryUrl: string | undefine
     const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(ARTIFACT_AVRO_SCHEMA) }, { subject: ARTIFACT_SUBJECT });
     logger.info({ subject: ARTIFACT_SUBJECT, schemaId: id }, 'artifact schema registered');
   }
-  return async (message) => {
+  return (message) => {
     if (isWireFormat(message.value)) {
       if (!registry) throw new Error('message is in the Confluent wire format but no schema registry is configured (CAIRN_SCHEMA_REGISTRY_URL)');
-      return RawArtifact.parse(dropNulls(await registry.decode(message.value)));
+      return registry.decode(message.value).then((decoded: unknown) => RawArtifact.parse(dropNulls(decoded)));
     }
     return RawArtifact.parse(JSON.parse(message.value.toString('utf8')));
   };

@@ -117,7 +117,9 @@ export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscripti
       const undecodable: DeadLetter[] = [];
       for (const message of messages) {
         try {
-          decoded.push({ value: await decode(message), message });
+          // Await only real promises: a microtask per message shows at tens of thousands a second.
+          const value = decode(message);
+          decoded.push({ value: value instanceof Promise ? await value : value, message });
         } catch (err) {
           undecodable.push({ message, reason: `cannot decode: ${errorMessage(err)}` });
         }
