@@ -10,9 +10,13 @@ import type { Logger } from '../lib/logger.js';
 import { artifactsRaw, RawArtifact } from '../topics/index.js';
 import type { DeliveredMessage } from './bus/index.js';
 
-/** A UUIDv7 whose time is `timeMs` and whose other bits come from `seed`: the same inputs, the same id. */
+/**
+ * A UUIDv7 whose time is `timeMs` and whose other bits come from `seed`: the
+ * same inputs, the same id. MD5 is used for spreading bits, not for security:
+ * it is the cheapest 16-byte digest, on the path of every sensor message.
+ */
 export function deterministicUuidV7(timeMs: number, seed: string): string {
-  return uuidv7({ msecs: timeMs, random: createHash('sha256').update(seed).digest().subarray(0, 16) });
+  return uuidv7({ msecs: timeMs, random: createHash('md5').update(seed).digest() });
 }
 
 export function completeArtifact(artifact: RawArtifact, message: DeliveredMessage, defaultOrgId: string): Artifact {

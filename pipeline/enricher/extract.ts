@@ -110,74 +110,102 @@ function values(value: FieldValue | undefined): string[] {
   return Array.isArray(value) ? value.map(String) : [String(value)];
 }
 
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function seenAt(event: ParsedEvent): string {
-  return new Date(eventTime(event)).toISOString();
+  const ms = eventTime(event);
+  // Parsers write @timestamp in canonical form already: keep the string rather than format it again.
+  const stamped = event.fields['@timestamp'];
+  if (typeof stamped === 'string' && CANONICAL_ISO.test(stamped) && Date.parse(stamped) === ms) return stamped;
+  return new Date(ms).toISOString();
 }
 
 function hasCategory(event: ParsedEvent, category: string): boolean {
   return values(event.fields['event.category']).includes(category);
 }
 
-export function extractGraph(event: ParsedEvent): ExtractedGraph {
-  const org = event.org_id;
-  const entities = new Map<string, Entity>();
+/** Collects one event's entities and edges (a class, so no closures are made per event on the hot path). */
+class GraphBuilder {
+  readonly entities = new Map<string, Entity>();
   /** Entities by the field they came from, in order. */
-  const byRole = new Map<string, Entity[]>();
-  for (const [field, type] of ENTITY_FIELDS) {
-    for (const text of values(event.fields[field])) {
-      const entity = canonicalEntity(type, text);
-      if (!entity) continue;
-      const value = field === 'group.name' && entity.type === 'user' ? `${GROUP_PREFIX}${entity.value}` : entity.value;
-      if (field === 'user.name' && EMAIL.test(value.toLowerCase())) addEntity('email', value.toLowerCase(), 'user.email');
-      addEntity(entity.type, value, field);
-    }
-  }
+  private readonly byRole = new Map<string, Entity[]>();
+  readonly edges = new Map<string, EdgeSighting>();
 
-  function addEntity(type: NodeType, value: string, role: string): Entity {
-    const id = nodeId(org, type, value);
-    const entity = entities.get(`${id}|${role}`) ?? { id, type, value, role };
-    entities.set(`${id}|${role}`, entity);
-    const list = byRole.get(role) ?? [];
-    if (!list.some((e) => e.id === id)) list.push(entity);
-    byRole.set(role, list);
+  constructor(
+    private readonly org: string,
+    private readonly artifactId: string,
+    readonly seenAt: string,
+  ) {}
+
+  addEntity(type: NodeType, value: string, role: string): Entity {
+    const id = nodeId(this.org, type, value);
+    const key = `${id}|${role}`;
+    let entity = this.entities.get(key);
+    if (!entity) {
+      entity = { id, type, value, role };
+      this.entities.set(key, entity);
+      const list = this.byRole.get(role);
+      if (list) list.push(entity);
+      else this.byRole.set(role, [entity]);
+    }
     return entity;
   }
 
-  const when = seenAt(event);
-  const edges = new Map<string, EdgeSighting>();
-  const link = (type: EdgeType, from: Entity | undefined, to: Entity | undefined) => {
-    if (!from || !to || from.id === to.id) return;
-    const id = edgeId(org, type, from.id, to.id);
-    edges.set(id, { id, type, source_id: from.id, target_id: to.id, artifact_id: event.artifact_id, seen_at: when });
-  };
-  const first = (role: string) => byRole.get(role)?.[0];
+  first(role: string): Entity | undefined {
+    return this.byRole.get(role)?.[0];
+  }
 
-  const sourceIp = first('source.ip');
-  const user = first('user.name');
-  const host = first('host.hostname') ?? first('host.name');
-  link('communicates_with', sourceIp, first('destination.ip'));
-  for (const answer of byRole.get('dns.resolved_ip') ?? []) link('resolved_to', first('dns.question.name'), answer);
+  all(role: string): Entity[] {
+    return this.byRole.get(role) ?? [];
+  }
+
+  link(type: EdgeType, from: Entity | undefined, to: Entity | undefined): void {
+    if (!from || !to || from.id === to.id) return;
+    const id = edgeId(this.org, type, from.id, to.id);
+    this.edges.set(id, { id, type, source_id: from.id, target_id: to.id, artifact_id: this.artifactId, seen_at: this.seenAt });
+  }
+}
+
+export function extractGraph(event: ParsedEvent): ExtractedGraph {
+  const graph = new GraphBuilder(event.org_id, event.artifact_id, seenAt(event));
+  for (const [field, type] of ENTITY_FIELDS) {
+    const present = event.fields[field];
+    if (present === undefined) continue;
+    for (const text of values(present)) {
+      const entity = canonicalEntity(type, text);
+      if (!entity) continue;
+      const value = field === 'group.name' && entity.type === 'user' ? `${GROUP_PREFIX}${entity.value}` : entity.value;
+      if (field === 'user.name' && EMAIL.test(value.toLowerCase())) graph.addEntity('email', value.toLowerCase(), 'user.email');
+      graph.addEntity(entity.type, value, field);
+    }
+  }
+
+  const sourceIp = graph.first('source.ip');
+  const user = graph.first('user.name');
+  const host = graph.first('host.hostname') ?? graph.first('host.name');
+  graph.link('communicates_with', sourceIp, graph.first('destination.ip'));
+  for (const answer of graph.all('dns.resolved_ip')) graph.link('resolved_to', graph.first('dns.question.name'), answer);
   // Each A/AAAA answer record: its own name resolved to its address (also
   // where the log names no question, as Suricata's per-record answers do).
   const names = values(event.fields['dns.answers.name']);
   const types = values(event.fields['dns.answers.type']);
   const data = values(event.fields['dns.answers.data']);
-  names.forEach((name, i) => {
-    if (types[i] !== 'A' && types[i] !== 'AAAA') return;
-    const domain = canonicalEntity('domain', name);
+  for (let i = 0; i < names.length; i++) {
+    if (types[i] !== 'A' && types[i] !== 'AAAA') continue;
+    const domain = canonicalEntity('domain', names[i]!);
     const address = canonicalEntity('IP', data[i] ?? '');
-    if (domain?.type !== 'domain' || !address) return;
-    link('resolved_to', addEntity('domain', domain.value, 'dns.answers.name'), addEntity('IP', address.value, 'dns.answers.data'));
-  });
+    if (domain?.type !== 'domain' || !address) continue;
+    graph.link('resolved_to', graph.addEntity('domain', domain.value, 'dns.answers.name'), graph.addEntity('IP', address.value, 'dns.answers.data'));
+  }
   if (user && (hasCategory(event, 'authentication') || hasCategory(event, 'session'))) {
     // The account was used on this host; without a host name, on the address it came from.
-    link('authenticated_as', user, host ?? sourceIp);
+    graph.link('authenticated_as', user, host ?? sourceIp);
     // The address that logged in, or tried to, as this account.
-    link('related_to', sourceIp, user);
+    graph.link('related_to', sourceIp, user);
   }
-  for (const group of byRole.get('group.name') ?? []) link('member_of', user, group);
+  for (const group of graph.all('group.name')) graph.link('member_of', user, group);
   // A domain served from the address the traffic went to (HTTP host, TLS SNI).
-  link('related_to', first('url.domain') ?? first('destination.domain') ?? first('tls.client.server_name'), first('destination.ip'));
+  graph.link('related_to', graph.first('url.domain') ?? graph.first('destination.domain') ?? graph.first('tls.client.server_name'), graph.first('destination.ip'));
 
-  return { entities: [...entities.values()], edges: [...edges.values()], seenAt: when };
+  return { entities: [...graph.entities.values()], edges: [...graph.edges.values()], seenAt: graph.seenAt };
 }
