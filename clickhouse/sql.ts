@@ -32,17 +32,17 @@ export interface PagedQuery {
   settings?: Record<string, string | number>;
 }
 
+/** Runs a SELECT whose values are in `params`, rows as JSON objects. */
+export async function queryRows(store: Store, query: string, params: SqlParams, settings?: Record<string, string | number>): Promise<unknown[]> {
+  const result = await store.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: settings });
+  return result.json();
+}
+
 /** Runs one page of `query` and, beside it, the count of all its rows: what every list answers. */
 export async function queryPage(store: Store, { query, params, orderBy, page, settings }: PagedQuery): Promise<{ rows: unknown[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    store.query({
-      query: `${query} ORDER BY ${orderBy} LIMIT ${params.add(page.limit, 'UInt32')} OFFSET ${params.add(page.offset, 'UInt64')}`,
-      query_params: params.values,
-      format: 'JSONEachRow',
-      clickhouse_settings: settings,
-    }),
-    store.query({ query: `SELECT count() AS total FROM (${query})`, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: settings }),
+  const [rows, counted] = await Promise.all([
+    queryRows(store, `${query} ORDER BY ${orderBy} LIMIT ${params.add(page.limit, 'UInt32')} OFFSET ${params.add(page.offset, 'UInt64')}`, params, settings),
+    queryRows(store, `SELECT count() AS total FROM (${query})`, params, settings),
   ]);
-  const [counted] = await count.json<{ total: string }>();
-  return { rows: await rows.json(), total: Number(counted?.total ?? 0) };
+  return { rows, total: Number((counted[0] as { total?: string } | undefined)?.total ?? 0) };
 }

@@ -117,11 +117,10 @@ export const graphRoutes = [
     response: z.object({ id: z.string(), flags: Flags }),
     errors: [404],
     async handler({ params, body, auth, deps }) {
-      const node = await getNode(deps.store, auth.orgId, deps.config.graph, params.id);
-      if (!node) throw notFound('node');
-      await setFlagOverrides(deps.store, auth.orgId, node.id, body, auth.subject);
-      const updated = await getNode(deps.store, auth.orgId, deps.config.graph, node.id);
-      return { message: 'Node flags updated', data: { id: node.id, flags: updated!.flags } };
+      if (!(await nodeSummaries(deps.store, auth.orgId, [params.id])).has(params.id)) throw notFound('node');
+      await setFlagOverrides(deps.store, auth.orgId, params.id, body, auth.subject);
+      const updated = await getNode(deps.store, auth.orgId, deps.config.graph, params.id);
+      return { message: 'Node flags updated', data: { id: params.id, flags: updated!.flags } };
     },
   }),
   defineRoute({

@@ -4,7 +4,7 @@
 // artifact count.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { queryPage, SqlParams, whereClause } from '../sql.js';
+import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 
 export interface EdgeSightingRow {
   org_id: string;
@@ -105,6 +105,7 @@ export async function listEdges(store: Store, orgId: string, filter: EdgeFilter)
 }
 
 export async function getEdge(store: Store, orgId: string, id: string): Promise<GraphEdge | null> {
-  const { edges } = await listEdges(store, orgId, { ids: [id], limit: 1, offset: 0 });
-  return edges[0] ?? null;
+  const params = new SqlParams();
+  const [row] = await queryRows(store, edgeQuery(orgId, { ids: [id] }, params), params);
+  return row ? fromRow(row, orgId) : null;
 }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { Severity } from '../severity.js';
-import { queryPage, SqlParams, whereClause } from '../sql.js';
+import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export interface IncidentCore {
@@ -109,8 +109,9 @@ export async function listIncidents(store: Store, orgId: string, filter: Inciden
 }
 
 export async function getIncident(store: Store, orgId: string, id: string): Promise<Incident | null> {
-  const { incidents } = await listIncidents(store, orgId, { ids: [id], limit: 1, offset: 0 });
-  return incidents[0] ?? null;
+  const params = new SqlParams();
+  const [row] = await queryRows(store, incidentQuery(orgId, { ids: [id] }, params), params);
+  return row ? fromRow(row) : null;
 }
 
 export interface StatusChange {

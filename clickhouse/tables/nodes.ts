@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { GraphScopes, ScopeEntry } from '../../config/env.js';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { queryPage, SqlParams, whereClause } from '../sql.js';
+import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export const FLAG_NAMES = ['managed', 'internal', 'trusted', 'infrastructure'] as const;
@@ -158,8 +158,9 @@ export async function listNodes(store: Store, orgId: string, scopes: GraphScopes
 }
 
 export async function getNode(store: Store, orgId: string, scopes: GraphScopes, id: string): Promise<GraphNode | null> {
-  const { nodes } = await listNodes(store, orgId, scopes, { ids: [id], flags: {}, limit: 1, offset: 0 });
-  return nodes[0] ?? null;
+  const params = new SqlParams();
+  const [row] = await queryRows(store, nodeQuery(orgId, scopes, { ids: [id], flags: {} }, params), params, JOIN_SETTINGS);
+  return row ? fromRow(row, orgId, await edgeCounts(store, orgId, [id])) : null;
 }
 
 /** Records an analyst's flags; a null clears that flag's override. Earlier overrides of other flags stay. */

@@ -6,7 +6,7 @@
 // but the row's version.
 import type { Store } from '../../clickhouse/client.js';
 import { highestSeverity } from '../../clickhouse/severity.js';
-import { getIncident, saveIncident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
+import { getIncident, saveIncident, type Incident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
 import { incidentOfLead, incidentsSharingNodes, leadsOfIncident, saveIncidentLead } from '../../clickhouse/tables/leads.js';
 import { nodeSummaries, type NodeSummary } from '../../clickhouse/tables/nodes.js';
 import { stableId } from '../../lib/ids.js';
@@ -21,6 +21,11 @@ export interface Correlation {
   incidentId: string;
   /** True when the lead started the incident. */
   created: boolean;
+}
+
+/** The incident chosen, as it stood before this lead (null when the lead starts it). */
+interface Choice extends Correlation {
+  existing: Incident | null;
 }
 
 function more(count: number): string {
@@ -41,19 +46,19 @@ export function incidentTitle(ruleNames: string[], nodes: NodeSummary[]): string
   return from || to ? `${what}: ${from || to}` : what;
 }
 
-async function chooseIncident(store: Store, lead: Lead, windowMs: number): Promise<Correlation> {
+async function chooseIncident(store: Store, lead: Lead, windowMs: number): Promise<Choice> {
   const placed = await incidentOfLead(store, lead.org_id, lead.id);
-  if (placed) return { incidentId: placed, created: false };
+  if (placed) return { incidentId: placed, created: false, existing: await getIncident(store, lead.org_id, placed) };
   const since = new Date(Date.parse(lead.first_seen) - windowMs).toISOString();
   for (const candidate of await incidentsSharingNodes(store, lead.org_id, lead.node_ids, since)) {
     const incident = await getIncident(store, lead.org_id, candidate.incident_id);
-    if (incident && OPEN_STATUSES.has(incident.status)) return { incidentId: incident.id, created: false };
+    if (incident && OPEN_STATUSES.has(incident.status)) return { incidentId: incident.id, created: false, existing: incident };
   }
-  return { incidentId: stableId('incident', lead.id), created: true };
+  return { incidentId: stableId('incident', lead.id), created: true, existing: null };
 }
 
 export async function correlateLead(store: Store, lead: Lead, windowMs: number, now: string): Promise<Correlation> {
-  const correlation = await chooseIncident(store, lead, windowMs);
+  const { existing, ...correlation } = await chooseIncident(store, lead, windowMs);
   await saveIncidentLead(store, {
     org_id: lead.org_id,
     lead_id: lead.id,
@@ -70,7 +75,6 @@ export async function correlateLead(store: Store, lead: Lead, windowMs: number, 
   const members = await leadsOfIncident(store, lead.org_id, correlation.incidentId);
   const nodeIds = [...new Set(members.flatMap((m) => m.node_ids))];
   const summaries = await nodeSummaries(store, lead.org_id, nodeIds);
-  const existing = await getIncident(store, lead.org_id, correlation.incidentId);
   const incident: IncidentCore = {
     id: correlation.incidentId,
     org_id: lead.org_id,
