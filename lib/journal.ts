@@ -11,6 +11,7 @@
 // one fsync.
 import { crc32 } from 'node:zlib';
 import fs from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 
 const HEADER_BYTES = 8;
@@ -135,7 +136,8 @@ interface PendingAppend {
 /** An append-only file with group-committed, fsync'ed appends. */
 export class AppendFile {
   private pending: PendingAppend[] = [];
-  private flushing = false;
+  /** The running flush loop, if any. */
+  private flushing: Promise<void> | null = null;
   private closed = false;
   /** Bytes written plus bytes queued: where the next frame will start. */
   private logicalSize: number;
@@ -173,12 +175,19 @@ export class AppendFile {
     this.logicalSize += data.length;
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ data, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.startFlush();
+    });
+  }
+
+  private startFlush(): void {
+    this.flushing ??= this.flush().finally(() => {
+      this.flushing = null;
+      // An append may have queued after the loop's last look and before this ran.
+      if (this.pending.length > 0) this.startFlush();
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0);
       try {
@@ -194,14 +203,13 @@ export class AppendFile {
         for (const p of batch) p.reject(err as Error);
       }
     }
-    this.flushing = false;
   }
 
   /** Waits for queued appends, then closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.flushing || this.pending.length > 0) await new Promise((r) => setTimeout(r, 1));
+    while (this.flushing) await this.flushing;
     await this.fh.close();
   }
 }
@@ -217,7 +225,7 @@ export async function rewriteFile(path: string, bodies: Buffer[]): Promise<void>
     await fh.close();
   }
   await fs.rename(tmp, path);
-  await syncDirectory(path.slice(0, path.lastIndexOf('/')) || '.');
+  await syncDirectory(dirname(path));
 }
 
 /** Makes a create, rename or unlink in a folder durable. */

@@ -3,16 +3,15 @@
 // and ASCII case folding, phrases and words with separators as
 // case-insensitive substrings, fields equal to a value (ASCII case ignored;
 // any value of a multi-valued field).
+import type { FieldValue } from '../topics/index.js';
 import { asciiLower, tokenize, type Clause, type Query } from './parse.js';
-
-export type MatchFieldValue = string | number | boolean | (string | number)[];
 
 export interface MatchTarget {
   /** The artifact's id and source (the fields `id` and `source`). */
   id: string;
   source: string;
   raw: string;
-  fields: Record<string, MatchFieldValue>;
+  fields: Record<string, FieldValue>;
 }
 
 /** What a target costs to prepare for text matching, computed once per target and reused by every rule. */

@@ -23,8 +23,3 @@ export function defineTopic<T>(def: Omit<TopicDef<T>, 'dlq'>): TopicDef<T> {
 export function dlqName(topic: string): string {
   return `${topic}.dlq`;
 }
-
-/** A dead-letter topic: raw bytes kept as they were, read by people and replay tools. */
-export function dlqTopicOf(topic: TopicDef): TopicDef<unknown> {
-  return { name: topic.dlq, dlq: topic.dlq, schema: topic.schema as z.ZodType<unknown>, key: () => null, consumers: [] };
-}

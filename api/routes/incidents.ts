@@ -19,11 +19,12 @@ export function classification(status: number): 'true_positive' | 'false_positiv
   return null;
 }
 
-const StatusValue = z.coerce
-  .number({ message: 'status must be an integer from 1 to 5' })
-  .int('status must be an integer from 1 to 5')
-  .min(1, 'status must be an integer from 1 to 5')
-  .max(5, 'status must be an integer from 1 to 5');
+const STATUS_RULE = 'status must be an integer from 1 to 5';
+/** A status in a body: a JSON integer (the string "3" is refused). */
+const StatusNumber = z.number({ message: STATUS_RULE }).int(STATUS_RULE).min(1, STATUS_RULE).max(5, STATUS_RULE);
+/** A status in a query string, where every value is text. */
+const StatusQuery = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), StatusNumber);
+const Classification = z.enum(['true_positive', 'false_positive']).nullable();
 
 const IncidentSchema = z.object({
   id: z.string(),
@@ -32,7 +33,7 @@ const IncidentSchema = z.object({
   severity: Severity,
   status: z.number().int(),
   status_name: z.string(),
-  classification: z.enum(['true_positive', 'false_positive']).nullable(),
+  classification: Classification,
   artifact_count: z.number().int(),
   node_count: z.number().int(),
   first_seen: Timestamp,
@@ -42,15 +43,13 @@ const IncidentSchema = z.object({
 });
 
 const ListQuery = Pagination.extend({
-  status: StatusValue.optional(),
+  status: StatusQuery.optional(),
   severity: Severity.optional(),
   start: Timestamp.optional(),
   end: Timestamp.optional(),
 });
 
-const StatusBody = z.strictObject({
-  status: z.number({ message: 'status must be an integer from 1 to 5' }).int('status must be an integer from 1 to 5').min(1, 'status must be an integer from 1 to 5').max(5, 'status must be an integer from 1 to 5'),
-});
+const StatusBody = z.strictObject({ status: StatusNumber });
 
 function present(incident: Incident): z.infer<typeof IncidentSchema> {
   const { node_ids: _nodes, observation_ids: _observations, ...rest } = incident;
@@ -111,7 +110,7 @@ export const incidentRoutes = [
     permission: 'incidents:write',
     params: IdParams,
     body: StatusBody,
-    response: z.object({ id: z.string(), status: z.number().int(), status_name: z.string(), classification: z.enum(['true_positive', 'false_positive']).nullable() }),
+    response: z.object({ id: z.string(), status: z.number().int(), status_name: z.string(), classification: Classification }),
     errors: [404],
     async handler({ params, body, auth, deps }) {
       const incident = await getIncident(deps.store, auth.orgId, params.id);

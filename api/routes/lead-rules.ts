@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
-import { deleteLeadRule, getLeadRule, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { deleteLeadRule, getLeadRule, LeadRuleConditions, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { badRequest, notFound } from '../http-error.js';
@@ -79,13 +79,7 @@ const LeadRuleSchema = z.object({
   name: z.string(),
   description: z.string(),
   enabled: z.boolean(),
-  conditions: z.object({
-    source: z.string().optional(),
-    pattern: z.string(),
-    threshold: z.number().int().optional(),
-    window: z.string().optional(),
-    group_by: z.string().optional(),
-  }),
+  conditions: LeadRuleConditions,
   severity: Severity,
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -8,7 +8,9 @@
 //   event.outcome: "success" | "failure" | "unknown".
 // - network.transport lower-case ("tcp", "udp", "icmp").
 // - A field that the raw data does not have is left out, never set to "" or null.
-export type FieldValue = string | number | boolean | (string | number)[];
+import type { FieldValue } from '../../topics/index.js';
+
+export type { FieldValue };
 export type EventFields = Record<string, FieldValue>;
 
 export interface ParseContext {
