@@ -28,10 +28,11 @@ export interface SyslogHeader {
 const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
 const DAY_MS = 86_400_000;
 
-const PRI = /^<(\d{1,3})>/;
+// Some senders (Cisco ASA) put a colon after the priority: <166>:Apr 15 ...
+const PRI = /^<(\d{1,3})>:?/;
 const RFC5424 = /^1 (\S+) (\S+) (\S+) (\S+) (\S+) (-|(?:\[[^\]]*\])+) ?/;
-// Mmm dd [yyyy] hh:mm:ss[.frac] [yyyy]
-const BSD_TIME = /^([A-Z][a-z]{2}) +(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?: (\d{4}))?(?= )/;
+// Mmm dd [yyyy] hh:mm:ss[.frac] [yyyy][:] — a colon right after the time ends the header (no host, no program).
+const BSD_TIME = /^([A-Z][a-z]{2}) +(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?: (\d{4}))?(:)?(?= )/;
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?(?= )/;
 // program[pid]: or program:  — a program name has no spaces. All spaces after
 // the colon go: sudo pads its message ("sudo:      tsg : ..."), Filebeat drops them too.
@@ -114,6 +115,7 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
     if (!explicitYear && (Number.isNaN(ms) || ms - ctx.receivedAt > DAY_MS)) ms = utcMillis(--year, month, day, h, m, s, fractionMs(bsd[7]), offset);
     timestamp = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
     rest = rest.slice(bsd[0].length + 1);
+    if (bsd[9]) return { timestamp, priority, message: rest };
   } else if (iso) {
     timestamp = parseIsoTime(iso[0], ctx);
     rest = rest.slice(iso[0].length + 1);

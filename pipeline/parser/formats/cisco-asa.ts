@@ -740,14 +740,14 @@ function tagIndex(raw: string): number {
 }
 
 /**
- * The syslog header before the tag. parseSyslogHeader wants a space after
- * the time, so "Apr 15 2013 09:36:50: %ASA..." (no host, the time ends with a
- * colon) and "<166>:Apr 15 ..." are retried without those colons; a zone
- * abbreviation after the time ("09:34:34 EDT:") reads as a host name there, and is applied here.
+ * The syslog header before the tag. A zone abbreviation after the time
+ * ("09:34:34 EDT:"), which the ASA writes and syslog does not know, reads as a
+ * host name there, and is applied here.
  */
 function readHeader(prefix: string, ctx: ParseContext): Record<string, string | number> {
   if (prefix.trim() === '') return {};
-  const header = parseSyslogHeader(prefix, ctx) ?? parseSyslogHeader(prefix.replace(/^(<\d{1,3}>):/, '$1').replace(/:\s*$/, ' '), ctx);
+  // The header parser needs a space after the time; a prefix ending "09:36:50:" has none left.
+  const header = parseSyslogHeader(prefix.endsWith(':') ? `${prefix} ` : prefix, ctx);
   if (!header) return {};
   const zone = header.hostname ? ZONES[header.hostname] : undefined;
   if (zone !== undefined && header.timestamp && !header.program) {
