@@ -17,6 +17,7 @@ import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
 import { artifactsRaw } from '../topics/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 
 export function allRoutes(): Route[] {
@@ -72,6 +73,14 @@ function requestLog(deps: ApiDeps): Middleware {
   };
 }
 
+/** Refuses bodies nested deeper than MAX_JSON_DEPTH before any handler serialises or walks them. */
+const boundedNesting: Middleware = async (ctx, next) => {
+  if (nestsDeeperThan((ctx.request as { body?: unknown }).body, MAX_JSON_DEPTH)) {
+    throw new HttpError(400, 'bad_request', `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
+  await next();
+};
+
 export function createApp(runtime: ApiRuntime): Koa {
   if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
   const deps: ApiDeps = { ...runtime, ingestGate: new IngestGate(runtime.bus, artifactsRaw, runtime.config.ingestMaxLag) };
@@ -101,6 +110,7 @@ export function createApp(runtime: ApiRuntime): Koa {
       },
     }),
   );
+  app.use(boundedNesting);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { parseDuration } from '../lib/duration.js';
+import { DURATION_PATTERN, parseDuration } from '../lib/duration.js';
 
 /** Empty strings count as unset, so `FOO=` in a compose file means "default". */
 function optional<T extends z.ZodType>(schema: T) {
@@ -78,6 +78,9 @@ const frameworkScopes = z.string().transform((v, ctx) => {
   return scopes;
 });
 
+/** A duration such as 30m, 1h or 1d (lib/duration.ts), checked here so a bad value names its variable. */
+const duration = z.string().regex(DURATION_PATTERN, 'must be a duration such as 30m, 1h or 1d').transform(parseDuration);
+
 const timezoneOffset = z.string().regex(/^(Z|UTC|[+-]\d{2}:\d{2})$/, 'must be an offset such as +02:00, or UTC');
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -108,7 +111,10 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
-  CAIRN_CORRELATION_WINDOW: withDefault(z.string().regex(/^[1-9]\d{0,5}(s|m|h|d)$/, 'must be a duration such as 30m, 1h or 1d'), '1h'),
+  CAIRN_CORRELATION_WINDOW: withDefault(duration, '1h'),
+  CAIRN_INCIDENT_MAX_SPAN: withDefault(duration, '12h'),
+  CAIRN_INCIDENT_MAX_LEADS: withDefault(positiveInt.max(10_000), 100),
+  CAIRN_CORRELATION_HUB_LIMIT: withDefault(positiveInt.max(10_000), 10),
   CAIRN_INTERNAL_NETWORKS: withDefault(scopeList, '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7'),
   CAIRN_MANAGED: withDefault(scopeList, ''),
   CAIRN_TRUSTED: withDefault(scopeList, ''),
@@ -144,13 +150,24 @@ export interface Config {
     storeBatchWaitMs: number;
     /** How often the rule stage reloads lead rules. */
     ruleRefreshMs: number;
-    /** Leads sharing a node join one incident when they are at most this far apart in event time. */
-    correlationWindowMs: number;
   };
+  /** How leads join incidents, and the bounds that keep an incident one story (pipeline/correlator). */
+  correlation: CorrelationBounds;
   /** Offset assumed for log timestamps that carry no zone. */
   logTimezone: string;
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
+}
+
+export interface CorrelationBounds {
+  /** Leads sharing a node join one incident when their event times are at most this far apart, in either order. */
+  windowMs: number;
+  /** An incident covers at most this much event time, first lead to last; a lead that would stretch it further starts a new one. */
+  maxSpanMs: number;
+  /** An incident holds at most this many leads. */
+  maxLeads: number;
+  /** A node shared by leads naming this many other addresses (e.g. a commonly guessed account) no longer joins leads. */
+  hubLimit: number;
 }
 
 export interface GraphScopes {
@@ -206,7 +223,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       storeBatchSize: env.CAIRN_STORE_BATCH_SIZE,
       storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS,
       ruleRefreshMs: env.CAIRN_RULE_REFRESH_MS,
-      correlationWindowMs: parseDuration(env.CAIRN_CORRELATION_WINDOW),
+    },
+    correlation: {
+      windowMs: env.CAIRN_CORRELATION_WINDOW,
+      maxSpanMs: env.CAIRN_INCIDENT_MAX_SPAN,
+      maxLeads: env.CAIRN_INCIDENT_MAX_LEADS,
+      hubLimit: env.CAIRN_CORRELATION_HUB_LIMIT,
     },
     logTimezone: env.CAIRN_LOG_TIMEZONE,
     graph: {

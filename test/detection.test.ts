@@ -5,9 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/api.js';
 import { eventually } from './helpers/buses.js';
+import { ALL_STAGES, drained as allDrained, get as getFrom, ingestLines as ingestInto, orgOf } from './helpers/pipeline.js';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'beats', 'secure-rhel7.log');
-const ALL_STAGES = ['store', 'parser', 'enricher', 'leads', 'correlator'];
 const RULE = {
   name: 'SSH brute force',
   severity: 'high',
@@ -59,26 +59,16 @@ function expectedFirings(lines: string[], threshold: number): Map<string, number
 
 let api: TestApi;
 
-async function get<T>(token: string, p: string): Promise<T> {
-  const res = await api.request('GET', p, { token });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as T;
+function get<T>(token: string, p: string): Promise<T> {
+  return getFrom<T>(api, token, p);
 }
 
-async function ingestLines(token: string, lines: string[], source = 'auth'): Promise<void> {
-  for (let i = 0; i < lines.length; i += 500) {
-    const res = await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: lines.slice(i, i + 500).map((raw) => ({ source, raw })) } });
-    expect(res.status).toBe(202);
-  }
+function ingestLines(token: string, lines: string[]): Promise<void> {
+  return ingestInto(api, token, lines);
 }
 
-async function drained(): Promise<void> {
-  const bus = api.runtime.bus;
-  await eventually(async () => {
-    for (const [group, topic] of [['parser', 'artifacts.raw'], ['enricher', 'artifacts.parsed'], ['leads', 'artifacts.enriched'], ['correlator', 'leads']] as const) {
-      expect(await bus.lag(group, topic), `${group} on ${topic}`).toBe(0);
-    }
-  }, 60_000, 100);
+function drained(): Promise<void> {
+  return allDrained(api);
 }
 
 async function ruleObservations(token: string): Promise<Observation[]> {
@@ -93,10 +83,9 @@ describe.each(['embedded', 'distributed'] as const)('lead rules on real sshd log
   let token = '';
 
   beforeAll(async () => {
-    api = await startTestApi({ distributed, stages: ALL_STAGES, env: { CAIRN_RULE_REFRESH_MS: '300' } });
+    api = await startTestApi({ distributed, stages: ALL_STAGES });
     token = api.token();
     expect((await api.request('POST', '/api/v1/lead-rules', { token, body: RULE })).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 700)); // the stage picks the rule up
     await ingestLines(token, lines);
     await drained();
   }, 120_000);
@@ -143,7 +132,7 @@ describe.each(['embedded', 'distributed'] as const)('lead rules on real sshd log
 
   it('adds no observation, lead or incident when the same artifacts are replayed', async () => {
     const before = { observations: (await ruleObservations(token)).length, incidents: (await get<{ total: number }>(token, '/api/v1/incidents')).total };
-    const orgId = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { org_id: string }).org_id;
+    const orgId = orgOf(token);
     // Replay: the stored artifacts, with their ids, go through the pipeline again.
     const stored = await get<{ artifacts: { id: string; source: string; raw: string; timestamp: string }[] }>(token, '/api/v1/artifacts?limit=1000&source=auth');
     await api.runtime.bus.send(
@@ -176,17 +165,16 @@ describe('lead rule stage lifecycle', () => {
   const failure = (ip: string, second: number) => `Nov 20 10:01:${String(second).padStart(2, '0')} bastion sshd[42]: Failed password for root from ${ip} port 4${second} ssh2`;
 
   it('fires once for a window even when the stage is restarted in the middle of it', async () => {
-    api = await startTestApi({ stages: ALL_STAGES, env: { CAIRN_RULE_REFRESH_MS: '300' } });
+    api = await startTestApi({ stages: ALL_STAGES });
     const token = api.token();
     await api.request('POST', '/api/v1/lead-rules', { token, body: RULE });
-    await new Promise((r) => setTimeout(r, 700));
     await ingestLines(token, [1, 2, 3].map((s) => failure('198.51.100.77', s)));
     await drained();
     expect(await ruleObservations(token)).toHaveLength(0);
 
     const dataDir = api.dataDir;
     await api.close(); // the whole process goes away; window state must come back from disk
-    api = await startTestApi({ dataDir, stages: ALL_STAGES, env: { CAIRN_RULE_REFRESH_MS: '300' } });
+    api = await startTestApi({ dataDir, stages: ALL_STAGES });
     await ingestLines(token, [4, 5, 6].map((s) => failure('198.51.100.77', s)));
     await drained();
     const fired = await eventually(async () => {
@@ -199,22 +187,19 @@ describe('lead rule stage lifecycle', () => {
   });
 
   it('applies created, changed and disabled rules without a restart', async () => {
-    api = await startTestApi({ stages: ALL_STAGES, env: { CAIRN_RULE_REFRESH_MS: '300' } });
+    api = await startTestApi({ stages: ALL_STAGES });
     try {
       const token = api.token();
       const created = await api.request('POST', '/api/v1/lead-rules', { token, body: { name: 'root logins', severity: 'low', conditions: { pattern: 'user.name:root' } } });
       const id = (created.body.data as { id: string }).id;
-      await new Promise((r) => setTimeout(r, 800));
       await ingestLines(token, [failure('192.0.2.1', 1)]);
       await eventually(async () => expect(await ruleObservations(token)).toHaveLength(1));
 
       await api.request('PUT', `/api/v1/lead-rules/${id}`, { token, body: { severity: 'critical' } });
-      await new Promise((r) => setTimeout(r, 800));
       await ingestLines(token, [failure('192.0.2.2', 2)]);
       await eventually(async () => expect((await ruleObservations(token)).map((o) => o.severity).sort()).toEqual(['critical', 'low']));
 
       await api.request('PUT', `/api/v1/lead-rules/${id}`, { token, body: { enabled: false } });
-      await new Promise((r) => setTimeout(r, 800));
       await ingestLines(token, [failure('192.0.2.3', 3)]);
       await drained();
       expect(await ruleObservations(token)).toHaveLength(2);

@@ -84,6 +84,11 @@ describe.each(['embedded', 'distributed'] as const)('store stage, %s', (mode) =>
       await produceRaw(api, [missingRaw]);
       await eventually(() => expect(dead.some((m) => m.value.equals(missingRaw))).toBe(true));
       expect(dead.find((m) => m.value.equals(missingRaw))!.headers[DLQ_HEADERS.reason]).toMatch(/raw/);
+      // Metadata nested thousands deep would overflow the stack of whatever serialises it: refused at decoding.
+      const deep = Buffer.from(`{"source":"auth","raw":"x","metadata":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`);
+      await produceRaw(api, [deep]);
+      await eventually(() => expect(dead.some((m) => m.value.equals(deep))).toBe(true));
+      expect(dead.find((m) => m.value.equals(deep))!.headers[DLQ_HEADERS.reason]).toMatch(/metadata must not nest deeper than 32 levels/);
     } finally {
       await dlqReader.stop();
     }

@@ -2,6 +2,7 @@
 // the API carry every field; sensors producing straight to Kafka may send only
 // `source` and `raw`, and the consuming stages fill the rest deterministically.
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import { defineTopic } from './topic.js';
 
 export const RawArtifact = z.object({
@@ -10,7 +11,11 @@ export const RawArtifact = z.object({
   source: z.string().min(1),
   raw: z.string(),
   timestamp: z.iso.datetime({ offset: true }).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  // Bounded, so that the stages serialising it cannot overflow their stack on a sensor's message.
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((m) => !nestsDeeperThan(m, MAX_JSON_DEPTH), `metadata must not nest deeper than ${MAX_JSON_DEPTH} levels`)
+    .optional(),
 });
 export type RawArtifact = z.infer<typeof RawArtifact>;
 

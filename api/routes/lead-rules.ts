@@ -8,7 +8,9 @@ import { deleteLeadRule, getLeadRule, LeadRuleConditions, listLeadRules, saveLea
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { badRequest, notFound } from '../http-error.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
+import { announceChange } from '../../pipeline/state/index.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
 export const DEFAULT_SEVERITY = 'medium';
@@ -105,6 +107,12 @@ function mergeConditions(current: LeadRule['conditions'], patch: Record<string, 
   return result.data;
 }
 
+/** Saves (or deletes) a rule and announces the change, so the rule stage applies it to every artifact ingested from now on. */
+async function storeRule(deps: ApiDeps, rule: LeadRule, { deleted = false } = {}): Promise<void> {
+  await (deleted ? deleteLeadRule(deps.store, rule) : saveLeadRule(deps.store, rule));
+  await announceChange(deps.state, 'lead-rules');
+}
+
 export const leadRuleRoutes = [
   defineRoute({
     method: 'get',
@@ -144,7 +152,7 @@ export const leadRuleRoutes = [
     async handler({ body, auth, deps }) {
       const now = new Date().toISOString();
       const rule: LeadRule = { id: newId(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
-      await saveLeadRule(deps.store, rule);
+      await storeRule(deps, rule);
       return { message: 'Lead rule created', data: { id: rule.id, name: rule.name, enabled: rule.enabled, created_at: rule.created_at } };
     },
   }),
@@ -167,7 +175,7 @@ export const leadRuleRoutes = [
         conditions: conditions ? mergeConditions(current.conditions, conditions) : current.conditions,
         updated_at: new Date().toISOString(),
       };
-      await saveLeadRule(deps.store, updated);
+      await storeRule(deps, updated);
       return { message: 'Lead rule updated', data: updated };
     },
   }),
@@ -182,7 +190,7 @@ export const leadRuleRoutes = [
     errors: [404],
     async handler({ params, auth, deps }) {
       const rule = await findRule(deps.store, auth.orgId, params.id);
-      await deleteLeadRule(deps.store, rule);
+      await storeRule(deps, rule, { deleted: true });
       return { message: `Lead rule "${rule.name}" deleted`, data: null };
     },
   }),

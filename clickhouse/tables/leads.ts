@@ -102,16 +102,28 @@ export async function leadsOfIncident(store: Store, orgId: string, incidentId: s
 }
 
 /**
- * Incidents holding a lead that shares one of `nodeIds` and was last seen at
- * or after `since`, the most recently active first.
+ * Incidents holding a lead that shares one of `nodeIds` and whose event time
+ * [first_seen, last_seen] comes within `windowMs` of [firstSeen, lastSeen],
+ * on either side, the most recently active first.
  */
-export async function incidentsSharingNodes(store: Store, orgId: string, nodeIds: string[], since: string): Promise<{ incident_id: string; last_seen: string }[]> {
-  if (nodeIds.length === 0) return [];
+export async function incidentsSharingNodes(
+  store: Store,
+  orgId: string,
+  lead: { nodeIds: string[]; firstSeen: string; lastSeen: string },
+  windowMs: number,
+): Promise<{ incident_id: string; last_seen: string }[]> {
+  if (lead.nodeIds.length === 0) return [];
   const result = await store.query({
     query: `SELECT incident_id, max(last_seen) AS latest FROM incident_leads FINAL
             WHERE org_id = {orgId:String} AND hasAny(node_ids, {nodeIds:Array(UUID)})
-            GROUP BY incident_id HAVING latest >= {since:DateTime64(3)} ORDER BY latest DESC, incident_id`,
-    query_params: { orgId, nodeIds, since: toClickHouseTime(since) },
+              AND last_seen >= {after:DateTime64(3)} AND first_seen <= {before:DateTime64(3)}
+            GROUP BY incident_id ORDER BY latest DESC, incident_id`,
+    query_params: {
+      orgId,
+      nodeIds: lead.nodeIds,
+      after: toClickHouseTime(new Date(Date.parse(lead.firstSeen) - windowMs).toISOString()),
+      before: toClickHouseTime(new Date(Date.parse(lead.lastSeen) + windowMs).toISOString()),
+    },
     format: 'JSONEachRow',
   });
   return (await result.json<{ incident_id: string; latest: string }>()).map((r) => ({ incident_id: r.incident_id, last_seen: toIsoTimestamp(r.latest) }));

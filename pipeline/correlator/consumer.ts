@@ -19,7 +19,7 @@ export const correlatorStage: Stage = {
       isTransient: isTransientStageError,
       handle: async (batch) => {
         for (const { value: lead } of batch) {
-          const { incidentId, created } = await correlateLead(ctx.store, lead, ctx.config.pipeline.correlationWindowMs, new Date().toISOString());
+          const { incidentId, created } = await correlateLead(ctx.store, lead, ctx.config.correlation, new Date().toISOString());
           if (created) ctx.logger.info({ incident: incidentId, lead: lead.id, rule: lead.rule_name }, 'incident opened');
         }
       },

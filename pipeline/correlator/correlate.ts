@@ -1,14 +1,21 @@
 // The correlator step: a lead joins an open incident that holds a lead
-// sharing one of its nodes (an IP, user, host, domain or email) seen within
-// the correlation window before it; otherwise it starts a new incident
-// (status 1, New). The incident's severity, title and counts are then
+// sharing one of its nodes (an IP, user, host, domain or email) within the
+// correlation window of it, on either side in event time (replays and late
+// sensors deliver out of order); otherwise it starts a new incident (status
+// 1, New). Three bounds keep an incident one story instead of a chain that
+// grows for as long as an internet-facing host is attacked (README,
+// "Correlation"): its event-time span, its lead count, and hub nodes (a node
+// through which the incident's leads already name more than `hubLimit`
+// other addresses, such as a commonly guessed account or the attacked host,
+// no longer joins leads). The incident's severity, title and counts are then
 // recomputed from all its leads, so replays and updated leads change nothing
 // but the row's version.
 import type { Store } from '../../clickhouse/client.js';
 import { highestSeverity } from '../../clickhouse/severity.js';
 import { getIncident, saveIncident, type Incident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
-import { incidentOfLead, incidentsSharingNodes, leadsOfIncident, saveIncidentLead } from '../../clickhouse/tables/leads.js';
+import { incidentOfLead, incidentsSharingNodes, leadsOfIncident, saveIncidentLead, type IncidentLead } from '../../clickhouse/tables/leads.js';
 import { nodeSummaries, type NodeSummary } from '../../clickhouse/tables/nodes.js';
+import type { CorrelationBounds } from '../../config/env.js';
 import { stableId } from '../../lib/ids.js';
 import type { Lead } from '../../topics/index.js';
 import { GROUP_PREFIX } from '../enricher/extract.js';
@@ -21,11 +28,6 @@ export interface Correlation {
   incidentId: string;
   /** True when the lead started the incident. */
   created: boolean;
-}
-
-/** The incident chosen, as it stood before this lead (null when the lead starts it). */
-interface Choice extends Correlation {
-  existing: Incident | null;
 }
 
 function more(count: number): string {
@@ -46,20 +48,65 @@ export function incidentTitle(ruleNames: string[], nodes: NodeSummary[]): string
   return from || to ? `${what}: ${from || to}` : what;
 }
 
-async function chooseIncident(store: Store, lead: Lead, windowMs: number): Promise<Choice> {
-  const placed = await incidentOfLead(store, lead.org_id, lead.id);
-  if (placed) return { incidentId: placed, created: false, existing: await getIncident(store, lead.org_id, placed) };
-  const since = new Date(Date.parse(lead.first_seen) - windowMs).toISOString();
-  for (const candidate of await incidentsSharingNodes(store, lead.org_id, lead.node_ids, since)) {
-    const incident = await getIncident(store, lead.org_id, candidate.incident_id);
-    if (incident && OPEN_STATUSES.has(incident.status)) return { incidentId: incident.id, created: false, existing: incident };
-  }
-  return { incidentId: stableId('incident', lead.id), created: true, existing: null };
+/** What a join decision needs of a lead: its nodes and its event-time span. */
+export interface LeadSpan {
+  node_ids: string[];
+  first_seen: string;
+  last_seen: string;
 }
 
-export async function correlateLead(store: Store, lead: Lead, windowMs: number, now: string): Promise<Correlation> {
-  const { existing, ...correlation } = await chooseIncident(store, lead, windowMs);
-  await saveIncidentLead(store, {
+function within(a: LeadSpan, b: LeadSpan, windowMs: number): boolean {
+  return Date.parse(a.last_seen) >= Date.parse(b.first_seen) - windowMs && Date.parse(a.first_seen) <= Date.parse(b.last_seen) + windowMs;
+}
+
+/**
+ * Whether `lead` may join an open incident made of `members`, and through
+ * which node: the node must be shared with a member within the window, and
+ * joining must not make the leads through it name more than `hubLimit`
+ * addresses besides itself. Pure, so the bounds are tested without a store.
+ */
+export function joinNode(lead: LeadSpan, members: LeadSpan[], isAddress: (nodeId: string) => boolean, bounds: CorrelationBounds): string | null {
+  if (members.length === 0 || members.length >= bounds.maxLeads) return null;
+  const first = Math.min(Date.parse(lead.first_seen), ...members.map((m) => Date.parse(m.first_seen)));
+  const last = Math.max(Date.parse(lead.last_seen), ...members.map((m) => Date.parse(m.last_seen)));
+  if (last - first > bounds.maxSpanMs) return null;
+  const near = members.filter((m) => within(m, lead, bounds.windowMs));
+  for (const node of lead.node_ids) {
+    if (!near.some((m) => m.node_ids.includes(node))) continue;
+    const addresses = new Set(lead.node_ids.filter(isAddress));
+    for (const m of members) if (m.node_ids.includes(node)) for (const id of m.node_ids) if (isAddress(id)) addresses.add(id);
+    addresses.delete(node);
+    if (addresses.size <= bounds.hubLimit) return node;
+  }
+  return null;
+}
+
+interface Choice extends Correlation {
+  /** The incident as it stood before this lead (null when the lead starts it), and its other leads. */
+  existing: Incident | null;
+  others: IncidentLead[];
+}
+
+async function chooseIncident(store: Store, lead: Lead, bounds: CorrelationBounds): Promise<Choice> {
+  const placed = await incidentOfLead(store, lead.org_id, lead.id);
+  if (placed) {
+    const others = (await leadsOfIncident(store, lead.org_id, placed)).filter((m) => m.lead_id !== lead.id);
+    return { incidentId: placed, created: false, existing: await getIncident(store, lead.org_id, placed), others };
+  }
+  const candidates = await incidentsSharingNodes(store, lead.org_id, { nodeIds: lead.node_ids, firstSeen: lead.first_seen, lastSeen: lead.last_seen }, bounds.windowMs);
+  for (const candidate of candidates) {
+    const incident = await getIncident(store, lead.org_id, candidate.incident_id);
+    if (!incident || !OPEN_STATUSES.has(incident.status)) continue;
+    const members = await leadsOfIncident(store, lead.org_id, incident.id);
+    const types = await nodeSummaries(store, lead.org_id, [...new Set([...lead.node_ids, ...members.flatMap((m) => m.node_ids)])]);
+    if (joinNode(lead, members, (id) => types.get(id)?.type === 'IP', bounds)) return { incidentId: incident.id, created: false, existing: incident, others: members };
+  }
+  return { incidentId: stableId('incident', lead.id), created: true, existing: null, others: [] };
+}
+
+export async function correlateLead(store: Store, lead: Lead, bounds: CorrelationBounds, now: string): Promise<Correlation> {
+  const { existing, others, ...correlation } = await chooseIncident(store, lead, bounds);
+  const joined: IncidentLead = {
     org_id: lead.org_id,
     lead_id: lead.id,
     incident_id: correlation.incidentId,
@@ -70,9 +117,10 @@ export async function correlateLead(store: Store, lead: Lead, windowMs: number, 
     artifact_ids: lead.artifact_ids,
     first_seen: lead.first_seen,
     last_seen: lead.last_seen,
-  });
+  };
+  await saveIncidentLead(store, joined);
 
-  const members = await leadsOfIncident(store, lead.org_id, correlation.incidentId);
+  const members = [...others, joined];
   const nodeIds = [...new Set(members.flatMap((m) => m.node_ids))];
   const summaries = await nodeSummaries(store, lead.org_id, nodeIds);
   const incident: IncidentCore = {

@@ -7,6 +7,7 @@ import { artifactsEnriched, leads } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
 import type { Subscription } from '../bus/index.js';
 import { isTransientStageError, type Stage } from '../stage.js';
+import { currentNotice } from '../state/index.js';
 import { evaluateBatch } from './evaluate.js';
 import { firingRecords } from './firing-records.js';
 import { RuleSet } from './rules.js';
@@ -15,7 +16,12 @@ export const leadsStage: Stage = {
   name: 'leads',
   description: 'applies lead rules to enriched events: observations and leads',
   async start(ctx) {
-    const rules = new RuleSet(() => listEnabledLeadRules(ctx.store), ctx.logger, ctx.config.pipeline.ruleRefreshMs);
+    const rules = new RuleSet(
+      () => listEnabledLeadRules(ctx.store),
+      () => currentNotice(ctx.state, 'lead-rules'),
+      ctx.logger,
+      ctx.config.pipeline.ruleRefreshMs,
+    );
     await rules.start();
     const subscription = await consume({
       bus: ctx.bus,
@@ -26,6 +32,7 @@ export const leadsStage: Stage = {
       maxWaitMs: 50,
       isTransient: isTransientStageError,
       handle: async (batch) => {
+        await rules.ensureCurrent();
         const evaluation = await evaluateBatch(
           batch.map((e) => e.value),
           (orgId) => rules.rulesFor(orgId),

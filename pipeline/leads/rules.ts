@@ -1,6 +1,8 @@
-// The enabled lead rules, compiled for matching and refreshed from the store
-// every few seconds, so that creating, changing, disabling or deleting a rule
-// reaches the running stage without a restart.
+// The enabled lead rules, compiled for matching. The API announces every
+// change in hot state (change notices), and the stage checks the notice
+// before each batch, so a rule created, changed, disabled or deleted applies
+// to every artifact ingested after the API answered. A periodic reload is the
+// backstop for changes made behind the API's back.
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
@@ -32,9 +34,12 @@ export class RuleSet {
   private byOrg = new Map<string, CompiledRule[]>();
   private compiled = new Map<string, { version: string; rule: CompiledRule }>();
   private timer: NodeJS.Timeout | null = null;
+  /** The change notice current when the loaded rules were read. */
+  private loadedNotice: string | null = null;
 
   constructor(
     private readonly load: () => Promise<LeadRule[]>,
+    private readonly notice: () => Promise<string | null>,
     private readonly logger: Logger,
     private readonly refreshMs: number,
   ) {}
@@ -47,8 +52,15 @@ export class RuleSet {
     this.timer.unref();
   }
 
+  /** Reloads when a change was announced since the last load; call before using the rules. */
+  async ensureCurrent(): Promise<void> {
+    if ((await this.notice()) !== this.loadedNotice) await this.refresh();
+  }
+
   /** Reloads the enabled rules; a rule whose pattern does not compile is skipped with a warning. */
   async refresh(): Promise<void> {
+    // Read the notice first: a change landing during the load moves it again, and the next check reloads.
+    const notice = await this.notice();
     const rules = await this.load();
     const byOrg = new Map<string, CompiledRule[]>();
     const compiled = new Map<string, { version: string; rule: CompiledRule }>();
@@ -68,6 +80,7 @@ export class RuleSet {
     }
     this.compiled = compiled;
     this.byOrg = byOrg;
+    this.loadedNotice = notice;
   }
 
   rulesFor(orgId: string): CompiledRule[] {

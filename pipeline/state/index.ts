@@ -13,3 +13,4 @@ export async function createHotState(config: Config): Promise<HotState> {
   await fs.mkdir(config.dataDir, { recursive: true });
   return LocalState.open(path.join(config.dataDir, 'state.journal'));
 }
+export { announceChange, currentNotice, type ChangeKind } from './change-notices.js';

@@ -57,11 +57,14 @@ function scalar(value: unknown): FieldValue | undefined {
   return undefined;
 }
 
-function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix: string): void {
+/** Objects nested deeper than this are not flattened: no log field lives that deep, and recursion must stay bounded. */
+const MAX_FLATTEN_DEPTH = 16;
+
+function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix: string, depth = 1): void {
   for (const [key, v] of Object.entries(value)) {
     const name = prefix + key;
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      flattenInto(fields, v as Record<string, unknown>, `${name}.`);
+      if (depth < MAX_FLATTEN_DEPTH) flattenInto(fields, v as Record<string, unknown>, `${name}.`, depth + 1);
       continue;
     }
     const s = scalar(v);
