@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_URL: optional(url),
+  CAIRN_TOKEN: optional(z.string()),
   CAIRN_CORRELATION_WINDOW: withDefault(duration, '1h'),
   CAIRN_INCIDENT_MAX_SPAN: withDefault(duration, '12h'),
   CAIRN_INCIDENT_MAX_LEADS: withDefault(positiveInt.max(10_000), 100),
@@ -155,6 +157,8 @@ export interface Config {
   correlation: CorrelationBounds;
   /** Offset assumed for log timestamps that carry no zone. */
   logTimezone: string;
+  /** What CLI commands that talk to a running cairn use: its base URL and a bearer token. */
+  cli: { url?: string; token?: string };
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
 }
@@ -231,6 +235,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       hubLimit: env.CAIRN_CORRELATION_HUB_LIMIT,
     },
     logTimezone: env.CAIRN_LOG_TIMEZONE,
+    cli: { url: env.CAIRN_URL, token: env.CAIRN_TOKEN },
     graph: {
       internal: env.CAIRN_INTERNAL_NETWORKS,
       managed: env.CAIRN_MANAGED,
@@ -239,6 +244,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
   };
+}
+
+/** Whether CAIRN_LOG_LEVEL asks for debugging detail; read without the rest, so it works even when other variables are bad. */
+export function debugRequested(source: NodeJS.ProcessEnv = process.env): boolean {
+  return source.CAIRN_LOG_LEVEL === 'debug' || source.CAIRN_LOG_LEVEL === 'trace';
 }
 
 /** Embedded mode: no external ClickHouse, Kafka or Redis configured. */

@@ -60,11 +60,58 @@ describe('cairn command', () => {
     expect(claims.exp! - claims.iat!).toBe(7200);
   });
 
-  it('refuses unknown permissions by name', () => {
+  it('refuses unknown permissions by name, as a usage error', () => {
     const result = cairn(['token', '--permissions', 'signals:read,root'], { CAIRN_JWT_SECRET: SECRET });
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toMatch(/unknown permission\(s\): root/);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^cairn: .*unknown permission\(s\): root/);
+    expect(result.stderr).toMatch(/Usage: cairn token/);
   });
+
+  it('answers --help on every command with its usage and exit code 0', () => {
+    const top = cairn(['--help'], {});
+    expect(top.status).toBe(0);
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+)(?: |$)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+    expect(commands).toEqual(expect.arrayContaining(['start', 'api', 'worker', 'migrate', 'ingest', 'token']));
+    for (const command of commands) {
+      const result = cairn([command, '--help'], {});
+      expect(result.status, command).toBe(0);
+      expect(result.stdout, command).toMatch(new RegExp(`^Usage: cairn ${command} `));
+      expect(result.stderr, command).toBe('');
+    }
+  });
+
+  it('answers a usage error with one line and the usage, exit code 2', () => {
+    for (const args of [['nope'], ['ingest'], ['ingest', 'auth.log'], ['ingest', 'auth.log', '--source', 'auth', '--bogus'], ['worker', 'nope'], ['ingest', 'x', '--source', 'a', '--batch-size', '0'], []]) {
+      const result = cairn(args, {});
+      expect(result.status, args.join(' ')).toBe(2);
+      const [first, ...rest] = result.stderr.split('\n');
+      expect(first, args.join(' ')).toMatch(/^cairn: \S/);
+      expect(rest.join('\n'), args.join(' ')).toMatch(/Usage: cairn/);
+      expect(result.stderr, args.join(' ')).not.toMatch(/\s+at \S+ \(|"level":/); // no stack, no log line
+    }
+  });
+
+  it('answers an operational error with one readable line and exit code 1, the stack only when debugging', () => {
+    const env = { CAIRN_JWT_SECRET: SECRET };
+    const missing = cairn(['ingest', '/nonexistent/auth.log', '--source', 'auth'], env);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe('cairn: cannot read /nonexistent/auth.log: no such file\n');
+    const debug = cairn(['ingest', '/nonexistent/auth.log', '--source', 'auth'], { ...env, CAIRN_LOG_LEVEL: 'debug' });
+    expect(debug.status).toBe(1);
+    expect(debug.stderr).toMatch(/^cairn: cannot read \/nonexistent\/auth.log: no such file\nError: .*\n\s+at /);
+  });
+
+  it('finds the server started with the same environment: the URL comes from PORT, or CAIRN_URL', async () => {
+    const file = path.join(tempDir(), 'one.log');
+    fs.writeFileSync(file, 'one line\n');
+    const port = String(await freePort()); // nothing listens there
+    const settings: Record<string, string>[] = [{ PORT: port }, { CAIRN_URL: `http://127.0.0.1:${port}`, PORT: '8080' }];
+    for (const env of settings) {
+      const result = cairn(['ingest', file, '--source', 'auth', '--batch-size', '1'], { CAIRN_JWT_SECRET: SECRET, ...env });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^cairn: cannot reach http://127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`, 'm'));
+    }
+  }, 120_000);
 
   it('stops on a bad variable with a message naming it', () => {
     const result = cairn(['start'], { PORT: 'eighty', CAIRN_DATA_DIR: tempDir() });

@@ -49,7 +49,10 @@ async function postBatch(options: IngestOptions, lines: string[]): Promise<PostR
         body,
       });
     } catch (err) {
-      if (attempt >= MAX_NETWORK_ATTEMPTS) throw new Error(`cannot reach ${options.url}: ${(err as Error).message}`);
+      if (attempt >= MAX_NETWORK_ATTEMPTS) {
+        const cause = (err as Error).cause;
+        throw new Error(`cannot reach ${options.url}: ${cause instanceof Error ? cause.message : (err as Error).message} (is cairn running there? set --url or CAIRN_URL)`);
+      }
       await sleep(backoffDelay(attempt));
       continue;
     }
@@ -107,19 +110,24 @@ export async function ingestFile(options: IngestOptions): Promise<IngestSummary>
     bar?.update(bytesRead, { lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, rate: Math.round(summary.lines / seconds) });
   };
   const input = readline.createInterface({ input: fs.createReadStream(options.file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of input) {
-    lineNumber++;
-    bytesRead += Buffer.byteLength(line, 'utf8') + 1;
-    if (line.trim() === '') continue; // blank lines are not artifacts
-    batch.push(line);
-    batchLines.push(lineNumber);
-    batchBytes += line.length;
-    summary.lines++;
-    if (batch.length >= Math.min(options.batchSize, MAX_ARTIFACTS_PER_REQUEST) || batchBytes >= MAX_BATCH_BYTES) await flush();
+  try {
+    for await (const line of input) {
+      lineNumber++;
+      bytesRead += Buffer.byteLength(line, 'utf8') + 1;
+      if (line.trim() === '') continue; // blank lines are not artifacts
+      batch.push(line);
+      batchLines.push(lineNumber);
+      batchBytes += line.length;
+      summary.lines++;
+      if (batch.length >= Math.min(options.batchSize, MAX_ARTIFACTS_PER_REQUEST) || batchBytes >= MAX_BATCH_BYTES) await flush();
+    }
+    await flush();
+    bar?.update(totalBytes);
+  } finally {
+    // The bar redraws on a timer: stopped on failure too, or it keeps the process alive.
+    bar?.stop();
+    input.close();
   }
-  await flush();
-  bar?.update(totalBytes);
-  bar?.stop();
   summary.seconds = (Date.now() - started) / 1000;
   return summary;
 }

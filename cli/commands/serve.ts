@@ -1,0 +1,82 @@
+// `cairn start`, `cairn api`, `cairn worker <stage>`: the long-running processes.
+import http from 'node:http';
+import { Command } from 'commander';
+import { createApp } from '../../api/app.js';
+import { ConfigError, isEmbedded, loadConfig } from '../../config/env.js';
+import { createLogger, type Logger } from '../../lib/logger.js';
+import { STAGES } from '../../pipeline/stages.js';
+import { provideEmbeddedSecrets } from '../embedded-secrets.js';
+import { openRuntime, startStages, type Runtime } from '../runtime.js';
+
+type Kind = 'start' | 'api' | 'worker';
+
+async function serve(runtime: Runtime): Promise<http.Server> {
+  const app = createApp({ ...runtime });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(runtime.config.port, runtime.config.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : runtime.config.port;
+  runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
+  return server;
+}
+
+/** Runs until SIGINT/SIGTERM, then stops consumers, the server and the runtime, in that order. */
+function closeOnSignal(logger: Logger, close: () => Promise<void>): void {
+  let closing = false;
+  const onSignal = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+async function run(kind: Kind, stageNames: string[]): Promise<void> {
+  let config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  if (kind !== 'worker') {
+    if (!config.jwtSecret && !isEmbedded(config)) throw new ConfigError(['CAIRN_JWT_SECRET: required when cairn runs against external services']);
+    const provided = await provideEmbeddedSecrets(config);
+    config = provided.config;
+    if (provided.createdJwtSecret) {
+      process.stdout.write(
+        `cairn: created a JWT secret in ${config.dataDir}/jwt-secret\n  mint a token with:  npx cairn token --permissions all\n  then:               curl -H "Authorization: Bearer <token>" http://localhost:${config.port}/api/v1/lead-rules\n`,
+      );
+    }
+  }
+  const runtime = await openRuntime(config, logger);
+  const server = kind === 'worker' ? null : await serve(runtime);
+  const subscriptions = await startStages(runtime, stageNames);
+  closeOnSignal(logger, async () => {
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    if (server) await new Promise((resolve) => server.close(resolve));
+    await runtime.close();
+  });
+}
+
+export function serveCommands(): Command[] {
+  const stageNames = STAGES.map((s) => s.name);
+  return [
+    new Command('start')
+      .description('run the API and every pipeline stage in one process (the embedded default)')
+      .action(() => run('start', stageNames)),
+    new Command('api').description('run the HTTP API only').action(() => run('api', [])),
+    new Command('worker')
+      .description('run one pipeline stage (one consumer group member)')
+      .argument('<stage>', `the stage: ${stageNames.join(', ')}`)
+      .action((stage: string, _options: unknown, command: Command) => {
+        if (!stageNames.includes(stage)) command.error(`cairn: unknown stage "${stage}"; stages: ${stageNames.join(', ')}`, { exitCode: 2, code: 'cairn.usage' });
+        return run('worker', [stage]);
+      }),
+  ];
+}
