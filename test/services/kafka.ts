@@ -71,7 +71,8 @@ async function startLocalBroker(): Promise<RunningService> {
   );
   const classpath = `${libs}/*`;
   const clusterId = randomBytes(16).toString('base64url').slice(0, 22);
-  execFileSync('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties, '--ignore-formatted'], { stdio: 'ignore' });
+  // `--cluster-id=<id>`, never `-t <id>`: one id in 64 starts with "-", which the tool then reads as an option and fails.
+  execFileSync('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', properties, '--ignore-formatted'], { stdio: 'pipe' });
   const logFile = path.join(dir, 'stdout.log');
   const child = spawnLogged('java', ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', properties], logFile);
   const address = `127.0.0.1:${port}`;
