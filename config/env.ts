@@ -4,6 +4,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from '../lib/duration.js';
+import { outboundPolicy, type OutboundPolicy } from '../lib/outbound/client.js';
 
 /** Empty strings count as unset, so `FOO=` in a compose file means "default". */
 function optional<T extends z.ZodType>(schema: T) {
@@ -81,6 +82,16 @@ const frameworkScopes = z.string().transform((v, ctx) => {
 /** A duration such as 30m, 1h or 1d (lib/duration.ts), checked here so a bad value names its variable. */
 const duration = z.string().regex(DURATION_PATTERN, 'must be a duration such as 30m, 1h or 1d').transform(parseDuration);
 
+/** Hosts and CIDRs the guarded outbound client may reach although private or loopback. */
+const outboundAllow = z.string().transform((v, ctx) => {
+  try {
+    return outboundPolicy(v.split(','));
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of host names and CIDRs (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
+
 const timezoneOffset = z.string().regex(/^(Z|UTC|[+-]\d{2}:\d{2})$/, 'must be an offset such as +02:00, or UTC');
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -111,6 +122,7 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_OUTBOUND_ALLOW: withDefault(outboundAllow, ''),
   CAIRN_URL: optional(url),
   CAIRN_TOKEN: optional(z.string()),
   CAIRN_CORRELATION_WINDOW: withDefault(duration, '1h'),
@@ -157,6 +169,8 @@ export interface Config {
   correlation: CorrelationBounds;
   /** Offset assumed for log timestamps that carry no zone. */
   logTimezone: string;
+  /** What the guarded outbound client may reach although private (CAIRN_OUTBOUND_ALLOW). */
+  outbound: OutboundPolicy;
   /** What CLI commands that talk to a running cairn use: its base URL and a bearer token. */
   cli: { url?: string; token?: string };
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
@@ -235,6 +249,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       hubLimit: env.CAIRN_CORRELATION_HUB_LIMIT,
     },
     logTimezone: env.CAIRN_LOG_TIMEZONE,
+    outbound: env.CAIRN_OUTBOUND_ALLOW,
     cli: { url: env.CAIRN_URL, token: env.CAIRN_TOKEN },
     graph: {
       internal: env.CAIRN_INTERNAL_NETWORKS,
