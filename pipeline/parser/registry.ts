@@ -7,13 +7,14 @@ import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
+import { plainText } from './formats/plain-text.js';
 import { suricataEve } from './formats/suricata-eve.js';
 import { syslogAuth } from './formats/syslog-auth.js';
 import { zeekDns } from './formats/zeek-dns.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, syslogAuth, genericJson, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE: Record<string, readonly FormatParser[]> = {

@@ -132,7 +132,9 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
   if (hostname.endsWith(':')) return { timestamp, hostname: hostname.slice(0, -1), priority, message: rest };
   if (rest.startsWith(': ')) return { timestamp, hostname, priority, message: rest.slice(2) };
   const program = PROGRAM.exec(rest);
-  if (!program) return { timestamp, hostname, priority, message: rest };
+  // After an ISO time, a word not followed by a program tag is more likely the message's
+  // first word than a host: applications write "2024-03-02 10:11:12 login failed ..." themselves.
+  if (!program) return iso ? { timestamp, priority, message: `${hostname} ${rest}` } : { timestamp, hostname, priority, message: rest };
   if (hostname === '-') hostname = '';
   return {
     timestamp,

@@ -1,0 +1,159 @@
+// The decoder catalogue: one YAML file per service under ./catalogue, each
+// naming the programs (syslog tags) and artifact sources it reads and the
+// message shapes it knows, with named captures that become ECS fields, and
+// the lines it is tested on. Adding a service is adding a file. The files are
+// read, checked and compiled once, when this module is first imported.
+//
+// A pattern is a JavaScript regular expression with macros for the pieces
+// every log repeats (see MACROS). Captures with these names need no mapping:
+//   addr  the peer: an IP becomes source.ip, a host name source.domain
+//   port  source.port        user  user.name
+// Any other capture is used through `fields` as "$name"; a field whose
+// captures are all missing is left out.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { FieldValue } from '../types.js';
+
+/** Pieces of patterns, written `{NAME}` (capture named by default) or `{NAME:capture}`. */
+const MACROS: Record<string, { pattern: string; capture?: string }> = {
+  // An IPv4 or IPv6 address, also IPv4-mapped (::ffff:1.2.3.4).
+  IP: { pattern: '(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\\d{1,3}(?:\\.\\d{1,3}){3})?|\\d{1,3}(?:\\.\\d{1,3}){3}', capture: 'addr' },
+  // A host name or an address.
+  HOST: { pattern: '[A-Za-z0-9_](?:[A-Za-z0-9._:-]*[A-Za-z0-9_])?', capture: 'addr' },
+  PORT: { pattern: '\\d{1,5}', capture: 'port' },
+  // A user name as programs print it: no spaces, quotes or brackets.
+  USER: { pattern: '[^\\s\'"<>\\[\\](),;]*', capture: 'user' },
+  WORD: { pattern: '\\S+' },
+  NUMBER: { pattern: '\\d+' },
+};
+
+const FieldTemplate = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+
+const DecoderSpec = z.strictObject({
+  /** Names the shape in test failures and in event.action when no action is set. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a lower-case name: letters, digits, - and _'),
+  /** Tried against the message (after the syslog header or plain-text envelope). */
+  match: z.string().min(1),
+  /** Cheap literal the message must contain before the pattern is tried; default: none. */
+  contains: z.string().min(1).optional(),
+  /** Match letters regardless of case (JavaScript has no inline (?i)). */
+  ignore_case: z.boolean().default(false),
+  fields: z.record(z.string(), FieldTemplate).default({}),
+});
+
+const TestLine = z.strictObject({
+  line: z.string().min(1),
+  /** Artifact source to parse it with; default: the service's first source, else "syslog". */
+  source: z.string().optional(),
+  /** Fields the parse must give (equal); `null` means the field must be absent. */
+  expect: z.record(z.string(), z.union([FieldTemplate, z.null()])),
+});
+
+const ServiceSpec = z.strictObject({
+  service: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  description: z.string(),
+  /** Syslog tags: exact names (case ignored), or globs with a star, e.g. "postfix-*" or "cyrus/*". */
+  programs: z.array(z.string()).default([]),
+  /** Artifact sources whose lines this service reads when no program names another. */
+  sources: z.array(z.string()).default([]),
+  /** Tried for lines of any program and source once the specific services found nothing. */
+  fallback: z.boolean().default(false),
+  /** Fields set on every event this service decodes (a decoder's own fields win). */
+  defaults: z.record(z.string(), FieldTemplate).default({}),
+  decoders: z.array(DecoderSpec).min(1),
+  tests: z.array(TestLine).min(1, 'every service carries test lines'),
+});
+export type ServiceSpec = z.infer<typeof ServiceSpec>;
+export type TestLine = z.infer<typeof TestLine>;
+
+type Template = z.infer<typeof FieldTemplate>;
+
+export interface Decoder {
+  service: string;
+  name: string;
+  regex: RegExp;
+  contains?: string;
+  fields: [string, Template][];
+}
+
+export interface Service {
+  spec: ServiceSpec;
+  file: string;
+  decoders: Decoder[];
+}
+
+export class CatalogueError extends Error {
+  constructor(file: string, message: string) {
+    super(`decoder catalogue ${file}: ${message}`);
+    this.name = 'CatalogueError';
+  }
+}
+
+/** Expands macros and compiles; the error names the file and decoder. */
+export function compilePattern(pattern: string, where: string, file: string, flags = ''): RegExp {
+  const used = new Set<string>();
+  const source = pattern.replace(/\{([A-Z]+)(?::([a-z][a-z0-9_]*))?\}/g, (whole, name: string, capture: string | undefined) => {
+    const macro = MACROS[name];
+    if (!macro) throw new CatalogueError(file, `${where}: unknown macro {${name}}; known: ${Object.keys(MACROS).join(', ')}`);
+    const group = capture ?? macro.capture;
+    if (!group || used.has(group)) return `(?:${macro.pattern})`;
+    used.add(group);
+    return `(?<${group}>${macro.pattern})`;
+  });
+  try {
+    return new RegExp(source, flags);
+  } catch (err) {
+    throw new CatalogueError(file, `${where}: ${(err as Error).message}`);
+  }
+}
+
+function compileService(spec: ServiceSpec, file: string): Service {
+  const decoders = spec.decoders.map((d) => {
+    const regex = compilePattern(d.match, `decoder ${d.name}`, file, d.ignore_case ? 'i' : '');
+    const captures = new Set([...regex.source.matchAll(/\(\?<([a-z][a-z0-9_]*)>/g)].map((m) => m[1]!));
+    for (const [field, value] of Object.entries(d.fields)) {
+      for (const ref of String(value).matchAll(/\$([a-z][a-z0-9_]*)/g)) {
+        if (!captures.has(ref[1]!)) throw new CatalogueError(file, `decoder ${d.name}: field ${field} uses $${ref[1]}, which the pattern does not capture`);
+      }
+    }
+    return { service: spec.service, name: d.name, regex, contains: d.contains, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
+  });
+  return { spec, file, decoders };
+}
+
+export const CATALOGUE_DIR = path.join(import.meta.dirname, 'catalogue');
+
+export function loadServices(dir = CATALOGUE_DIR): Service[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => {
+      let document: unknown;
+      try {
+        document = parseYaml(fs.readFileSync(path.join(dir, f), 'utf8'));
+      } catch (err) {
+        throw new CatalogueError(f, `not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      }
+      const parsed = ServiceSpec.safeParse(document);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new CatalogueError(f, `${issue.path.join('.') || 'file'}: ${issue.message}`);
+      }
+      return compileService(parsed.data, f);
+    });
+}
+
+/** A field value from its template and the match's captures; undefined when a capture it needs is missing. */
+export function fillTemplate(template: Template, groups: Record<string, string | undefined>): FieldValue | undefined {
+  if (typeof template !== 'string' || !template.includes('$')) return template;
+  let missing = false;
+  const value = template.replace(/\$([a-z][a-z0-9_]*)/g, (_, name: string) => {
+    const v = groups[name];
+    if (v === undefined || v === '') missing = true;
+    return v ?? '';
+  });
+  return missing ? undefined : value;
+}

@@ -1,0 +1,123 @@
+// Applying the catalogue to one message: the services the syslog tag names
+// first, then those the artifact's source names, then the fallback services
+// that read common shapes from any program; the first decoder that matches
+// sets the fields.
+import { canonicalIp } from '../ip.js';
+import type { EventFields } from '../types.js';
+import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
+
+/** Fields whose values are numbers when a template fills them with digits. */
+const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity']);
+const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+/** What programs print for "no peer" or "no user". */
+const NOTHING = new Set(['', '-', '?', 'unknown', 'UNKNOWN', '(null)', 'null', '<unknown>', 'NULL']);
+
+/** The peer: an IP becomes source.ip, a host name source.domain. */
+export function setPeer(fields: EventFields, address: string): void {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (NOTHING.has(bare)) return;
+  const ip = canonicalIp(bare);
+  if (ip) fields['source.ip'] = ip;
+  else if (HOST_NAME.test(bare) && bare.includes('.')) fields['source.domain'] = bare.toLowerCase();
+}
+
+function apply(decoder: Decoder, groups: Record<string, string | undefined>, fields: EventFields): void {
+  if (groups.addr) setPeer(fields, groups.addr);
+  if (groups.port) fields['source.port'] = Number(groups.port);
+  if (groups.user !== undefined && !NOTHING.has(groups.user)) fields['user.name'] = groups.user;
+  for (const [name, template] of decoder.fields) {
+    const value = fillTemplate(template, groups);
+    if (value === undefined) continue;
+    fields[name] = NUMERIC_FIELDS.has(name) && typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  }
+  fields['service.name'] ??= decoder.service;
+  fields['event.action'] ??= decoder.name;
+}
+
+function tryService(service: Service, message: string, fields: EventFields): boolean {
+  for (const decoder of service.decoders) {
+    if (decoder.contains && !message.includes(decoder.contains)) continue;
+    const m = decoder.regex.exec(message);
+    if (!m) continue;
+    apply(decoder, m.groups ?? {}, fields);
+    return true;
+  }
+  return false;
+}
+
+/** A syslog tag reduced to what the catalogue indexes: lower case, without "(pam_unix)"-style qualifiers. */
+function baseProgram(program: string): string {
+  const paren = program.indexOf('(');
+  return (paren > 0 ? program.slice(0, paren) : program).toLowerCase();
+}
+
+function globRegex(glob: string): RegExp {
+  return new RegExp(`^${glob.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+}
+
+export class DecoderIndex {
+  private readonly byProgram = new Map<string, Service[]>();
+  private readonly globs: [RegExp, Service][] = [];
+  private readonly bySource = new Map<string, Service[]>();
+  private readonly fallbacks: Service[];
+  /** Program name -> services, memoised: globs are tried once per distinct program. */
+  private readonly programCache = new Map<string, Service[]>();
+
+  constructor(readonly services: Service[]) {
+    for (const service of services) {
+      for (const program of service.spec.programs) {
+        if (program.includes('*')) this.globs.push([globRegex(program), service]);
+        else push(this.byProgram, program.toLowerCase(), service);
+      }
+      for (const source of service.spec.sources) push(this.bySource, source.toLowerCase(), service);
+    }
+    this.fallbacks = services.filter((s) => s.spec.fallback);
+  }
+
+  private forProgram(program: string): Service[] {
+    let found = this.programCache.get(program);
+    if (!found) {
+      const lower = program.toLowerCase();
+      const base = baseProgram(program);
+      found = [...new Set([...(this.byProgram.get(lower) ?? []), ...(this.byProgram.get(base) ?? []), ...this.globs.filter(([g]) => g.test(lower) || g.test(base)).map(([, s]) => s)])];
+      if (this.programCache.size < 10_000) this.programCache.set(program, found);
+    }
+    return found;
+  }
+
+  /**
+   * Decodes `message` into `fields`; false when no decoder knows it.
+   * `program` is the syslog tag when the line had one.
+   */
+  decode(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
+    const tried = new Set<Service>();
+    const groups = [program ? this.forProgram(program) : [], this.bySource.get(source.toLowerCase()) ?? [], this.fallbacks];
+    for (const services of groups) {
+      for (const service of services) {
+        if (tried.has(service)) continue;
+        tried.add(service);
+        if (tryService(service, message, fields)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a service reads this source (so a header-less line of it is worth a try). */
+  knowsSource(source: string): boolean {
+    return this.bySource.has(source.toLowerCase());
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+let shared: DecoderIndex | null = null;
+
+/** The catalogue shipped with cairn, loaded on first use. */
+export function catalogue(): DecoderIndex {
+  shared ??= new DecoderIndex(loadServices());
+  return shared;
+}

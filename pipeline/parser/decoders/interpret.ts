@@ -1,0 +1,57 @@
+// Reading a program's message, whichever envelope carried it (a syslog
+// header, a plain-text time stamp, a journal record): the code readers of
+// pipeline/parser/formats/auth for what patterns cannot say (sshd, PAM,
+// sudo, su, login and the shadow-utils IAM tools, which track effective
+// users and sessions), then the decoder catalogue for everything else.
+// A message that syslog folded into "message repeated N times: [ ... ]" is
+// read as the inner message with event.repeat_count N.
+import { interpretIam } from '../formats/auth/accounts.js';
+import type { Interpreter } from '../formats/auth/common.js';
+import { interpretLogin, interpretLogind } from '../formats/auth/login.js';
+import { interpretPam } from '../formats/auth/pam.js';
+import { interpretSshd } from '../formats/auth/sshd.js';
+import { interpretSu, interpretSudo } from '../formats/auth/sudo-su.js';
+import { readEnvelope } from '../envelope.js';
+import type { EventFields, ParseContext } from '../types.js';
+import { catalogue } from './decode.js';
+
+const BY_PROGRAM = new Map<string, Interpreter>([
+  ['sshd', interpretSshd],
+  ['sshd-session', interpretSshd], // OpenSSH >= 9.8 logs sessions under this name
+  ['sudo', interpretSudo],
+  ['su', interpretSu],
+  ['login', interpretLogin],
+  ['systemd-logind', interpretLogind],
+  ...['useradd', 'groupadd', 'usermod', 'userdel', 'groupdel', 'groupmod', 'gpasswd'].map((p): [string, Interpreter] => [p, interpretIam]),
+]);
+
+const REPEATED = /^message repeated (\d+) times?: \[ ?(.*)\]$/;
+
+/**
+ * Reads `message` of `program` (the syslog tag, when there is one) into
+ * `fields`; the artifact's source picks catalogue entries for lines that
+ * name no program. A message that carries its own time stamp (an
+ * application's log line forwarded through syslog) is read again without
+ * it. True when something recognised it.
+ */
+export function interpretMessage(program: string | undefined, message: string, ctx: ParseContext, fields: EventFields): boolean {
+  if (readMessage(program, message, ctx.source, fields)) return true;
+  const inner = readEnvelope(message, ctx);
+  return inner !== null && inner.message !== message && readMessage(inner.program ?? program, inner.message, ctx.source, fields);
+}
+
+function readMessage(program: string | undefined, message: string, source: string, fields: EventFields): boolean {
+  let text = message;
+  if (text.startsWith('message repeated ')) {
+    const repeated = REPEATED.exec(text);
+    if (repeated) {
+      fields['event.repeat_count'] = Number(repeated[1]);
+      text = repeated[2]!;
+    }
+  }
+  // Any program may log through PAM (sshd, sudo, su, login, cron, ...).
+  if (text.startsWith('pam_')) interpretPam(text, fields);
+  else if (program) BY_PROGRAM.get(program)?.(text, fields);
+  if (fields['event.action'] !== undefined) return true;
+  return catalogue().decode(text, program, source, fields);
+}
