@@ -8,8 +8,10 @@
 //   npm run coverage -- [dir] [--source service|syslog] [--misses]
 //
 // Each line goes through the parser's real entry point (parseRaw) with the
-// source a sensor would name: the service (the file name, e.g. "dovecot"),
-// since a deployment labels what it ships. `--source syslog` passes the same
+// source a sensor would name: the service, since a deployment labels what it
+// ships. fail2ban names its files service-purpose ("mysqld-auth",
+// "named-refused", "sshd-journal"): the purpose is dropped, so the source is
+// the service ("mysqld", "named", "sshd"). `--source syslog` passes the same
 // neutral source for every file instead, to show what content detection
 // alone achieves; both totals are printed. Per service and in total:
 //   address  lines fail2ban must match with an IP host where cairn's source.ip is that address
@@ -114,6 +116,16 @@ function add(a: Tally, b: Tally): Tally {
   };
 }
 
+/** The service a fail2ban filter file is about: its name without the purpose suffixes fail2ban adds. */
+export function serviceOf(file: string): string {
+  let name = file;
+  for (;;) {
+    const shorter = name.replace(/-(auth|http-auth|refused|reject|spam|journal|syslog|smtp|imap|ssh|fail|adminlog|limit-req|bad-request|botsearch|generic|example|obsolete-multiline)$/, '');
+    if (shorter === name) return name;
+    name = shorter;
+  }
+}
+
 const EMPTY: Tally = { expected: 0, address: 0, failure: 0, negatives: 0, falseFailures: 0, misses: [] };
 
 function main(): void {
@@ -131,7 +143,7 @@ function main(): void {
   const corpus = new Map(files.map((f) => [f, labelledLines(f, fs.readFileSync(path.join(dir, f), 'utf8'))]));
 
   const modes: [string, (file: string) => string][] = [
-    ['service (source = the file name)', (file) => file],
+    ['service (source = the service the file is about)', serviceOf],
     ['neutral (source = "syslog")', () => 'syslog'],
   ];
   const totals: [string, Tally][] = [];

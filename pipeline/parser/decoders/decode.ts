@@ -21,10 +21,17 @@ export function setPeer(fields: EventFields, address: string): void {
   else if (HOST_NAME.test(bare) && bare.includes('.')) fields['source.domain'] = bare.toLowerCase();
 }
 
+/** The conventional capture a name stands for: "addr", "addr2" ... are the peer (one per alternative of a pattern). */
+const CONVENTIONAL = /^(addr|port|user)\d*$/;
+
 function apply(decoder: Decoder, groups: Record<string, string | undefined>, fields: EventFields): void {
-  if (groups.addr) setPeer(fields, groups.addr);
-  if (groups.port) fields['source.port'] = Number(groups.port);
-  if (groups.user !== undefined && !NOTHING.has(groups.user)) fields['user.name'] = groups.user;
+  for (const [name, value] of Object.entries(groups)) {
+    if (value === undefined) continue;
+    const kind = CONVENTIONAL.exec(name)?.[1];
+    if (kind === 'addr') setPeer(fields, value);
+    else if (kind === 'port') fields['source.port'] = Number(value);
+    else if (kind === 'user' && !NOTHING.has(value)) fields['user.name'] = value;
+  }
   for (const [name, template] of decoder.fields) {
     const value = fillTemplate(template, groups);
     if (value === undefined) continue;

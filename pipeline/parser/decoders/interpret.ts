@@ -41,7 +41,7 @@ export function interpretMessage(program: string | undefined, message: string, c
 }
 
 function readMessage(program: string | undefined, message: string, source: string, fields: EventFields): boolean {
-  let text = message;
+  let text = message.trimStart();
   if (text.startsWith('message repeated ')) {
     const repeated = REPEATED.exec(text);
     if (repeated) {
