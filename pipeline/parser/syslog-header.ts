@@ -33,7 +33,7 @@ const PRI = /^<(\d{1,3})>:?/;
 const RFC5424 = /^1 (\S+) (\S+) (\S+) (\S+) (\S+) (-|(?:\[[^\]]*\])+) ?/;
 // Mmm dd [yyyy] hh:mm:ss[.frac] [yyyy][:] — a colon right after the time ends the header (no host, no program).
 const BSD_TIME = /^([A-Z][a-z]{2}) +(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?: (\d{4}))?(:)?(?= )/;
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?(?= )/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?: ?(Z|[+-]\d{2}:?\d{2}))?(?= )/;
 // program[pid]: or program:  — a program name has no spaces. All spaces after
 // the colon go: sudo pads its message ("sudo:      tsg : ..."), Filebeat drops them too.
 const PROGRAM = /^([^\s:[\]]+)(?:\[(\d+)(?:\/[^\]]*)?\])?: */;

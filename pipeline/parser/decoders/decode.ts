@@ -39,6 +39,9 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
   }
   fields['service.name'] ??= decoder.service;
   fields['event.action'] ??= decoder.name;
+  // An HTTP answer says how the request went when the decoder did not.
+  const status = fields['http.response.status_code'];
+  if (fields['event.outcome'] === undefined && typeof status === 'number') fields['event.outcome'] = status >= 400 ? 'failure' : 'success';
 }
 
 function tryService(service: Service, message: string, fields: EventFields): boolean {
