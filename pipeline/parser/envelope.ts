@@ -170,6 +170,12 @@ function readTime(text: string, ctx: ParseContext): { timestamp?: string; length
   return null;
 }
 
+/** A time stamp in any of the forms above (the whole text), as ISO 8601 UTC; undefined when not one. */
+export function parseLogTime(text: string, ctx: ParseContext): string | undefined {
+  const time = readTime(text.trim(), ctx);
+  return time && time.length >= text.trim().length - 1 ? time.timestamp : undefined;
+}
+
 /** The envelope of a header-less line, or null when it does not start with a time this module knows. */
 export function readEnvelope(line: string, ctx: ParseContext): Envelope | null {
   let text = line.trimEnd();

@@ -8,13 +8,15 @@ import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { plainText } from './formats/plain-text.js';
+import { webAccess } from './formats/web-access.js';
+import { webError } from './formats/web-error.js';
 import { suricataEve } from './formats/suricata-eve.js';
 import { syslogAuth } from './formats/syslog-auth.js';
 import { zeekDns } from './formats/zeek-dns.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE: Record<string, readonly FormatParser[]> = {
@@ -33,6 +35,12 @@ const BY_SOURCE: Record<string, readonly FormatParser[]> = {
   asa: [ciscoAsa],
   'cisco-asa': [ciscoAsa],
   dns: [zeekDns, suricataEve],
+  apache: [webAccess, webError],
+  httpd: [webAccess, webError],
+  nginx: [webAccess, webError],
+  web: [webAccess, webError],
+  'web-access': [webAccess],
+  'web-error': [webError],
   zeek: [zeekDns],
 };
 

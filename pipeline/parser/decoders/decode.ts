@@ -96,19 +96,21 @@ export class DecoderIndex {
   }
 
   /**
-   * Decodes `message` into `fields`; false when no decoder knows it.
-   * `program` is the syslog tag when the line had one.
+   * Decodes `message` with the services the tag (`program`) and the
+   * artifact's source name; false when none of their decoders knows it.
    */
-  decode(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
-    const tried = new Set<Service>();
-    const groups = [program ? this.forProgram(program) : [], this.bySource.get(source.toLowerCase()) ?? [], this.fallbacks];
-    for (const services of groups) {
-      for (const service of services) {
-        if (tried.has(service)) continue;
-        tried.add(service);
-        if (tryService(service, message, fields)) return true;
-      }
+  decodeSpecific(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
+    const byProgram = program ? this.forProgram(program) : [];
+    for (const service of byProgram) if (tryService(service, message, fields)) return true;
+    for (const service of this.bySource.get(source.toLowerCase()) ?? []) {
+      if (!byProgram.includes(service) && tryService(service, message, fields)) return true;
     }
+    return false;
+  }
+
+  /** Decodes `message` with the fallback services (common shapes of any program). */
+  decodeFallback(message: string, fields: EventFields): boolean {
+    for (const service of this.fallbacks) if (tryService(service, message, fields)) return true;
     return false;
   }
 

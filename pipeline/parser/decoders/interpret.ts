@@ -12,6 +12,8 @@ import { interpretPam } from '../formats/auth/pam.js';
 import { interpretSshd } from '../formats/auth/sshd.js';
 import { interpretSu, interpretSudo } from '../formats/auth/sudo-su.js';
 import { readEnvelope } from '../envelope.js';
+import { parseAccessLine } from '../formats/web-access.js';
+import { parseErrorLine } from '../formats/web-error.js';
 import type { EventFields, ParseContext } from '../types.js';
 import { catalogue } from './decode.js';
 
@@ -30,17 +32,13 @@ const REPEATED = /^message repeated (\d+) times?: \[ ?(.*)\]$/;
 /**
  * Reads `message` of `program` (the syslog tag, when there is one) into
  * `fields`; the artifact's source picks catalogue entries for lines that
- * name no program. A message that carries its own time stamp (an
- * application's log line forwarded through syslog) is read again without
- * it. True when something recognised it.
+ * name no program. Specific readers first: the code readers, the catalogue
+ * services the tag and the source name, the web log formats; again without
+ * a time stamp the message carries itself (an application's own log line
+ * forwarded through syslog); only then the catalogue's fallback shapes.
+ * True when something recognised it.
  */
 export function interpretMessage(program: string | undefined, message: string, ctx: ParseContext, fields: EventFields): boolean {
-  if (readMessage(program, message, ctx.source, fields)) return true;
-  const inner = readEnvelope(message, ctx);
-  return inner !== null && inner.message !== message && readMessage(inner.program ?? program, inner.message, ctx.source, fields);
-}
-
-function readMessage(program: string | undefined, message: string, source: string, fields: EventFields): boolean {
   let text = message.trimStart();
   if (text.startsWith('message repeated ')) {
     const repeated = REPEATED.exec(text);
@@ -49,9 +47,21 @@ function readMessage(program: string | undefined, message: string, source: strin
       text = repeated[2]!;
     }
   }
+  if (readSpecific(program, text, ctx, fields)) return true;
+  const inner = readEnvelope(text, ctx);
+  if (inner && inner.message !== text && readSpecific(inner.program ?? program, inner.message, ctx, fields)) return true;
+  return catalogue().decodeFallback(text, fields);
+}
+
+function readSpecific(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {
   // Any program may log through PAM (sshd, sudo, su, login, cron, ...).
   if (text.startsWith('pam_')) interpretPam(text, fields);
   else if (program) BY_PROGRAM.get(program)?.(text, fields);
   if (fields['event.action'] !== undefined) return true;
-  return catalogue().decode(text, program, source, fields);
+  if (catalogue().decodeSpecific(text, program, ctx.source, fields)) return true;
+  // A web server's error or access line forwarded through syslog.
+  const web = parseErrorLine(text, ctx) ?? parseAccessLine(text, ctx);
+  if (!web) return false;
+  Object.assign(fields, web);
+  return true;
 }

@@ -1,0 +1,125 @@
+// Web server error logs: Apache httpd 2.2 ("[time] [level] [client ip] msg")
+// and 2.4 ("[time] [module:level] [pid n:tid m] [client ip:port] AHnnnnn: msg",
+// also behind a syslog header), and nginx ("YYYY/MM/DD hh:mm:ss [level]
+// pid#tid: *conn msg, client: ip, server: ..., request: "...", host: ...").
+// The client goes to source.ip, the user an auth module names to user.name,
+// the level to log.level, the module to log.logger. What the server refused
+// (failed authentication, access denied by rule or by ModSecurity, a limit
+// exceeded, a missing file or script a client asked for, a malformed request)
+// is event.outcome failure; notices and the server's own trouble are not.
+import { parseLogTime } from '../envelope.js';
+import { canonicalIp } from '../ip.js';
+import type { EventFields, FormatParser, ParseContext } from '../types.js';
+
+const APACHE =
+  /^(?:\[(?<time>[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \d{4})\] )?\[(?:(?<module>[\w-]*):)?(?<level>emerg|alert|crit|error|warn|notice|info|debug|trace\d)\] (?:\[pid (?<pid>\d+)(?::tid \d+)?\] )?(?:\(\d+\)[^:[]*: )?(?<clients>(?:\[client [^\]]+\] ?)*)(?:(?<code>AH\d{5}): )?(?<message>.*)$/;
+const APACHE_CLIENT = /\[client ([^\]]+)\]/g;
+const NGINX =
+  /^(?<time>\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}) \[(?<level>\w+)\] (?<pid>\d+)#\d+: (?:\*\d+ )?(?<message>.*?)(?:, client: (?<client>[^,\s]+)(?<context>,.*)?)?$/;
+const NGINX_REQUEST = /, request: "(?<method>[A-Z]+) (?<url>\S+)(?: HTTP\/(?<version>[\d.]+))?"/;
+const NGINX_HOST = /, host: "(?<host>[^"]*)"/;
+
+type Verdict = { category: string[]; action: string; user?: string };
+
+// Message shapes that mean the server refused the client, most specific first.
+const REFUSALS: [RegExp, (m: RegExpExecArray) => Verdict][] = [
+  [/\buser (?<user>[^\s:]*):? (?:authentication failure|password mismatch)|\buser (?<user2>\S*) not found\b|Digest: user [`'"](?<user3>[^'"`]*)['"] in realm .* not found|[Pp]assword [Mm]ismatch|authentication failure for|Authorization of user (?<user4>\S+) to access .* failed|user (?<user5>\S+): authorization failure|client used wrong authentication scheme|Digest: (?:invalid nonce|realm mismatch|unknown algorithm|user \S+ not found)|invalid qop|user "(?<user6>[^"]*)"(?::| was not found)|Login denied for user "(?<user7>[^"]*)"|Could not retrieve user (?<user8>\S+) details/, (m) => ({ category: ['authentication'], action: 'authentication-failed', user: m.groups?.user ?? m.groups?.user2 ?? m.groups?.user3 ?? m.groups?.user4 ?? m.groups?.user5 ?? m.groups?.user6 ?? m.groups?.user7 ?? m.groups?.user8 })],
+  [/ModSecurity: |client denied by server configuration|Directory index forbidden by|access forbidden by rule|directory index of .* is forbidden|denied by mod_evasive|Access denied with code/, () => ({ category: ['web'], action: 'access-denied' })],
+  [/limiting (?:requests|connections)/, () => ({ category: ['web'], action: 'rate-limited' })],
+  [/File does not exist|script '?[^']*'? not found or unable to stat|script not found or unable to stat|Primary script unknown|open\(\) "[^"]*" failed \(2: No such file or directory\)|" is not found \(2: No such file or directory\)|attempt to invoke directory as script/, () => ({ category: ['web'], action: 'not-found' })],
+  [/Invalid URI in request|request failed: (?:URI too long|erroneous characters after protocol string)|Invalid method in request|client sent invalid|Hostname \S+ provided via SNI, but no hostname provided|SSL_do_handshake\(\) failed|client sent too long|request line too long/, () => ({ category: ['web'], action: 'bad-request' })],
+  [/ignoring function definition attempt|error importing function definition/, () => ({ category: ['intrusion_detection'], action: 'shellshock-attempt' })],
+];
+
+function classify(message: string, fields: EventFields): void {
+  for (const [pattern, verdict] of REFUSALS) {
+    const m = pattern.exec(message);
+    if (!m) continue;
+    const v = verdict(m);
+    fields['event.category'] = v.category;
+    fields['event.type'] = v.category[0] === 'authentication' ? ['info'] : ['denied'];
+    fields['event.action'] = v.action;
+    fields['event.outcome'] = 'failure';
+    if (v.user) fields['user.name'] = v.user;
+    return;
+  }
+  fields['event.category'] = ['web'];
+  fields['event.type'] = ['error'];
+}
+
+/** "127.0.0.1:51380", "[2001:db8::1]:5", "2001:db8::1" (no port), "127.0.0.1". */
+function clientAddress(text: string): { ip: string; port?: number } | null {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracketed) {
+    const ip = canonicalIp(bracketed[1]!);
+    return ip ? { ip, port: bracketed[2] ? Number(bracketed[2]) : undefined } : null;
+  }
+  const whole = canonicalIp(text);
+  if (whole) return { ip: whole };
+  const withPort = /^(.*):(\d{1,5})$/.exec(text);
+  const ip = withPort ? canonicalIp(withPort[1]!) : null;
+  return ip ? { ip, port: Number(withPort![2]) } : null;
+}
+
+function parseApache(line: string, ctx: ParseContext): EventFields | null {
+  const m = APACHE.exec(line);
+  if (!m?.groups) return null;
+  const g = m.groups;
+  const fields: EventFields = {};
+  if (g.time) {
+    const timestamp = parseLogTime(g.time, ctx);
+    if (timestamp) fields['@timestamp'] = timestamp;
+  }
+  fields['log.level'] = g.level!;
+  if (g.module) fields['log.logger'] = g.module;
+  if (g.pid) fields['process.pid'] = Number(g.pid);
+  if (g.code) fields['error.code'] = g.code;
+  // ModSecurity repeats the client; the last one is the address it judged.
+  const clients = [...(g.clients ?? '').matchAll(APACHE_CLIENT)].map((c) => clientAddress(c[1]!.trim())).filter((c) => c !== null);
+  const client = clients[clients.length - 1];
+  if (client) {
+    fields['source.ip'] = client.ip;
+    if (client.port !== undefined) fields['source.port'] = client.port;
+  }
+  fields.message = g.message!;
+  classify(g.message!, fields);
+  return fields;
+}
+
+function parseNginx(line: string, ctx: ParseContext): EventFields | null {
+  const m = NGINX.exec(line);
+  if (!m?.groups) return null;
+  const g = m.groups;
+  const fields: EventFields = {};
+  const timestamp = parseLogTime(g.time!, ctx);
+  if (timestamp) fields['@timestamp'] = timestamp;
+  fields['log.level'] = g.level!;
+  fields['process.pid'] = Number(g.pid);
+  const client = g.client ? clientAddress(g.client) : null;
+  if (client) fields['source.ip'] = client.ip;
+  const context = g.context ?? '';
+  const request = NGINX_REQUEST.exec(context);
+  if (request?.groups) {
+    fields['http.request.method'] = request.groups.method!;
+    fields['url.original'] = request.groups.url!;
+    if (request.groups.version) fields['http.version'] = request.groups.version;
+  }
+  const host = NGINX_HOST.exec(context);
+  if (host?.groups?.host) fields['url.domain'] = host.groups.host.replace(/:\d+$/, '').toLowerCase();
+  fields.message = g.message!;
+  classify(g.message!, fields);
+  return fields;
+}
+
+/** The error-log fields of `line` (Apache or nginx), or null when it is neither. */
+export function parseErrorLine(line: string, ctx: ParseContext): EventFields | null {
+  const fields = line.startsWith('[') ? parseApache(line, ctx) : /^\d{4}\//.test(line) ? parseNginx(line, ctx) : null;
+  if (fields) fields['event.kind'] = 'event';
+  return fields;
+}
+
+export const webError: FormatParser = {
+  name: 'web-error',
+  detect: (raw) => (raw.startsWith('[') && /^\[[A-Z][a-z]{2} [A-Z][a-z]{2} /.test(raw)) || /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \[/.test(raw),
+  parse: (raw, ctx) => parseErrorLine(raw.trimEnd(), ctx),
+};
