@@ -124,6 +124,11 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
   }
 
   if (rest.startsWith(SYSLOGD_MARK)) return { timestamp, priority, message: rest };
+  // No host, straight to the tag: "sshd[8148]: ..." (a host name never holds brackets).
+  const untagged = PROGRAM.exec(rest);
+  if (untagged?.[2] !== undefined) {
+    return { timestamp, program: untagged[1], pid: Number(untagged[2]), priority, message: rest.slice(untagged[0].length) };
+  }
   // Then: host, and a program unless the host already ended with a colon.
   const space = rest.indexOf(' ');
   if (space <= 0) return { timestamp, priority, message: rest };

@@ -19,7 +19,7 @@ import type { FieldValue } from '../types.js';
 /** Pieces of patterns, written `{NAME}` (capture named by default) or `{NAME:capture}`. */
 const MACROS: Record<string, { pattern: string; capture?: string }> = {
   // An IPv4 or IPv6 address, also IPv4-mapped (::ffff:1.2.3.4).
-  IP: { pattern: '(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\\d{1,3}(?:\\.\\d{1,3}){3})?|\\d{1,3}(?:\\.\\d{1,3}){3}', capture: 'addr' },
+  IP: { pattern: '(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f]{1,4})?|\\d{1,3}(?:\\.\\d{1,3}){3}', capture: 'addr' },
   // A host name or an address.
   HOST: { pattern: '[A-Za-z0-9_](?:[A-Za-z0-9._:-]*[A-Za-z0-9_])?', capture: 'addr' },
   PORT: { pattern: '\\d{1,5}', capture: 'port' },
@@ -60,6 +60,8 @@ const ServiceSpec = z.strictObject({
   sources: z.array(z.string()).default([]),
   /** Tried for lines of any program and source once the specific services found nothing. */
   fallback: z.boolean().default(false),
+  /** With fallback: only for lines no service claims by program or source (loose shapes that a known program's own text could fake). */
+  unclaimed_only: z.boolean().default(false),
   /** Fields set on every event this service decodes (a decoder's own fields win). */
   defaults: z.record(z.string(), FieldTemplate).default({}),
   decoders: z.array(DecoderSpec).min(1),

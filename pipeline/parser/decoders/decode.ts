@@ -108,9 +108,17 @@ export class DecoderIndex {
     return false;
   }
 
-  /** Decodes `message` with the fallback services (common shapes of any program). */
-  decodeFallback(message: string, fields: EventFields): boolean {
-    for (const service of this.fallbacks) if (tryService(service, message, fields)) return true;
+  /**
+   * Decodes `message` with the fallback services (common shapes of any
+   * program); those marked unclaimed_only only when no service claims the
+   * line's program or source, whose own messages they could misread.
+   */
+  decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
+    const claimed = (program !== undefined && this.forProgram(program).length > 0) || this.bySource.has(source.toLowerCase());
+    for (const service of this.fallbacks) {
+      if (service.spec.unclaimed_only && claimed) continue;
+      if (tryService(service, message, fields)) return true;
+    }
     return false;
   }
 

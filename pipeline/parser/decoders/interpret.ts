@@ -28,6 +28,8 @@ const BY_PROGRAM = new Map<string, Interpreter>([
 ]);
 
 const REPEATED = /^message repeated (\d+) times?: \[ ?(.*)\]$/;
+// Solaris syslog puts the message id and facility before the text: "[ID 800047 auth.info] ".
+const SOLARIS_ID = /^\[ID \d+ [\w.]+\] /;
 
 /**
  * Reads `message` of `program` (the syslog tag, when there is one) into
@@ -39,7 +41,7 @@ const REPEATED = /^message repeated (\d+) times?: \[ ?(.*)\]$/;
  * True when something recognised it.
  */
 export function interpretMessage(program: string | undefined, message: string, ctx: ParseContext, fields: EventFields): boolean {
-  let text = message.trimStart();
+  let text = message.trimStart().replace(SOLARIS_ID, '');
   if (text.startsWith('message repeated ')) {
     const repeated = REPEATED.exec(text);
     if (repeated) {
@@ -50,7 +52,7 @@ export function interpretMessage(program: string | undefined, message: string, c
   if (readSpecific(program, text, ctx, fields)) return true;
   const inner = readEnvelope(text, ctx);
   if (inner && inner.message !== text && readSpecific(inner.program ?? program, inner.message, ctx, fields)) return true;
-  return catalogue().decodeFallback(text, fields);
+  return catalogue().decodeFallback(text, inner?.program ?? program, ctx.source, fields);
 }
 
 function readSpecific(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {

@@ -12,23 +12,32 @@ import { canonicalIp } from '../ip.js';
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 
 const APACHE =
-  /^(?:\[(?<time>[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \d{4})\] )?\[(?:(?<module>[\w-]*):)?(?<level>emerg|alert|crit|error|warn|notice|info|debug|trace\d)\] (?:\[pid (?<pid>\d+)(?::tid \d+)?\] )?(?:\(\d+\)[^:[]*: )?(?<clients>(?:\[client [^\]]+\] ?)*)(?:(?<code>AH\d{5}): )?(?<message>.*)$/;
-const APACHE_CLIENT = /\[client ([^\]]+)\]/g;
-const NGINX =
-  /^(?<time>\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}) \[(?<level>\w+)\] (?<pid>\d+)#\d+: (?:\*\d+ )?(?<message>.*?)(?:, client: (?<client>[^,\s]+)(?<context>,.*)?)?$/;
+  /^(?:\[(?<time>[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \d{4})\] )?\[(?:(?<module>[\w-]*):)?(?<level>emerg|alert|crit|error|warn|notice|info|debug|trace\d)\] (?:\[pid (?<pid>\d+)(?::tid \d+)?\] )?(?:\(\d+\)[^:[]*: )?(?<clients>(?:\[client (?:\[[^\]]+\](?::\d+)?|[^\]]+)\] ?)*)(?:(?<code>AH\d{5}): )?(?<message>.*)$/;
+const APACHE_CLIENT = /\[client (\[[^\]]+\](?::\d+)?|[^\]]+)\]/g;
+// The client is the last ", client: " (what comes before it may quote a user name the client chose).
+const NGINX = /^(?<time>\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}) \[(?<level>\w+)\] (?<pid>\d+)#\d+: (?:\*\d+ )?(?<message>.*)$/;
+const NGINX_CLIENT = /^(?<message>.*), client: (?<client>[^,\s]+)(?<context>(?:, (?:server|request|upstream|host|referrer|subrequest|port): .*)?)$/;
 const NGINX_REQUEST = /, request: "(?<method>[A-Z]+) (?<url>\S+)(?: HTTP\/(?<version>[\d.]+))?"/;
 const NGINX_HOST = /, host: "(?<host>[^"]*)"/;
 
 type Verdict = { category: string[]; action: string; user?: string };
 
-// Message shapes that mean the server refused the client, most specific first.
+// Message shapes that mean the server refused the client, most specific
+// first. Each is anchored at the start of the message: the rest of a message
+// often quotes what the client sent (a path, a user name), which must not
+// pass for the server's verdict.
 const REFUSALS: [RegExp, (m: RegExpExecArray) => Verdict][] = [
-  [/\buser (?<user>[^\s:]*):? (?:authentication failure|password mismatch)|\buser (?<user2>\S*) not found\b|Digest: user [`'"](?<user3>[^'"`]*)['"] in realm .* not found|[Pp]assword [Mm]ismatch|authentication failure for|Authorization of user (?<user4>\S+) to access .* failed|user (?<user5>\S+): authorization failure|client used wrong authentication scheme|Digest: (?:invalid nonce|realm mismatch|unknown algorithm|user \S+ not found)|invalid qop|user "(?<user6>[^"]*)"(?::| was not found)|Login denied for user "(?<user7>[^"]*)"|Could not retrieve user (?<user8>\S+) details/, (m) => ({ category: ['authentication'], action: 'authentication-failed', user: m.groups?.user ?? m.groups?.user2 ?? m.groups?.user3 ?? m.groups?.user4 ?? m.groups?.user5 ?? m.groups?.user6 ?? m.groups?.user7 ?? m.groups?.user8 })],
-  [/ModSecurity: |client denied by server configuration|Directory index forbidden by|access forbidden by rule|directory index of .* is forbidden|denied by mod_evasive|Access denied with code/, () => ({ category: ['web'], action: 'access-denied' })],
-  [/limiting (?:requests|connections)/, () => ({ category: ['web'], action: 'rate-limited' })],
-  [/File does not exist|script '?[^']*'? not found or unable to stat|script not found or unable to stat|Primary script unknown|open\(\) "[^"]*" failed \(2: No such file or directory\)|" is not found \(2: No such file or directory\)|attempt to invoke directory as script/, () => ({ category: ['web'], action: 'not-found' })],
-  [/Invalid URI in request|request failed: (?:URI too long|erroneous characters after protocol string)|Invalid method in request|client sent invalid|Hostname \S+ provided via SNI, but no hostname provided|SSL_do_handshake\(\) failed|client sent too long|request line too long/, () => ({ category: ['web'], action: 'bad-request' })],
-  [/ignoring function definition attempt|error importing function definition/, () => ({ category: ['intrusion_detection'], action: 'shellshock-attempt' })],
+  [
+    /^(?:Digest: )?(?:user (?<user>[^\s:]*):? (?:authentication failure|password mismatch|authorization failure)|user (?<user2>\S*) not found\b|user [`'"](?<user3>[^'"`]*)['"] in realm .* not found|Authorization of user (?<user4>\S+) to access .* failed|client used wrong authentication scheme|realm mismatch|unknown algorithm|invalid qop|invalid nonce \S+ received - (?!hash is not))/,
+    (m) => ({ category: ['authentication'], action: 'authentication-failed', user: m.groups?.user ?? m.groups?.user2 ?? m.groups?.user3 ?? m.groups?.user4 }),
+  ],
+  [/^user "(?<user>[^"]*)"(?:: password mismatch| was not found in)|^no user\/password was provided for basic authentication(?<challenge>)/, (m) => ({ category: ['authentication'], action: m.groups?.challenge === undefined ? 'authentication-failed' : 'authentication-challenge', user: m.groups?.user })],
+  [/^(?:WAR \[Login denied for user "(?<user>[^"]*)"|ERR \[Could not retrieve user (?<user2>\S+) details)/, (m) => ({ category: ['authentication'], action: 'authentication-failed', user: m.groups?.user ?? m.groups?.user2 })],
+  [/^(?:ModSecurity: |client denied by server configuration|Directory index forbidden by|access forbidden by rule|directory index of .* is forbidden)/, () => ({ category: ['web'], action: 'access-denied' })],
+  [/^limiting (?:requests|connections)/, () => ({ category: ['web'], action: 'rate-limited' })],
+  [/^(?:File does not exist|script '?[^']*'? not found or unable to stat|script not found or unable to stat|Got error 'Primary script unknown|open\(\) "[^"]*" failed \(2: No such file or directory\)|"[^"]*" is not found \(2: No such file or directory\)|attempt to invoke directory as script)/, () => ({ category: ['web'], action: 'not-found' })],
+  [/^(?:Invalid URI in request|request failed: (?:URI too long|erroneous characters after protocol string)|Invalid method in request|client sent invalid|Hostname \S+ provided via SNI, but no hostname provided|SSL_do_handshake\(\) failed|client sent too long|request line too long)/, () => ({ category: ['web'], action: 'bad-request' })],
+  [/^\/bin\/\w*sh: (?:warning: \S+: ignoring function definition attempt|error importing function definition)/, () => ({ category: ['intrusion_detection'], action: 'shellshock-attempt' })],
 ];
 
 function classify(message: string, fields: EventFields): void {
@@ -39,7 +48,7 @@ function classify(message: string, fields: EventFields): void {
     fields['event.category'] = v.category;
     fields['event.type'] = v.category[0] === 'authentication' ? ['info'] : ['denied'];
     fields['event.action'] = v.action;
-    fields['event.outcome'] = 'failure';
+    fields['event.outcome'] = v.action === 'authentication-challenge' ? 'unknown' : 'failure';
     if (v.user) fields['user.name'] = v.user;
     return;
   }
@@ -95,19 +104,24 @@ function parseNginx(line: string, ctx: ParseContext): EventFields | null {
   if (timestamp) fields['@timestamp'] = timestamp;
   fields['log.level'] = g.level!;
   fields['process.pid'] = Number(g.pid);
-  const client = g.client ? clientAddress(g.client) : null;
-  if (client) fields['source.ip'] = client.ip;
-  const context = g.context ?? '';
-  const request = NGINX_REQUEST.exec(context);
-  if (request?.groups) {
-    fields['http.request.method'] = request.groups.method!;
-    fields['url.original'] = request.groups.url!;
-    if (request.groups.version) fields['http.version'] = request.groups.version;
+  let message = g.message!;
+  const withClient = NGINX_CLIENT.exec(message);
+  if (withClient?.groups) {
+    message = withClient.groups.message!;
+    const client = clientAddress(withClient.groups.client!);
+    if (client) fields['source.ip'] = client.ip;
+    const context = withClient.groups.context ?? '';
+    const request = NGINX_REQUEST.exec(context);
+    if (request?.groups) {
+      fields['http.request.method'] = request.groups.method!;
+      fields['url.original'] = request.groups.url!;
+      if (request.groups.version) fields['http.version'] = request.groups.version;
+    }
+    const host = NGINX_HOST.exec(context);
+    if (host?.groups?.host) fields['url.domain'] = host.groups.host.replace(/:\d+$/, '').toLowerCase();
   }
-  const host = NGINX_HOST.exec(context);
-  if (host?.groups?.host) fields['url.domain'] = host.groups.host.replace(/:\d+$/, '').toLowerCase();
-  fields.message = g.message!;
-  classify(g.message!, fields);
+  fields.message = message;
+  classify(message, fields);
   return fields;
 }
 

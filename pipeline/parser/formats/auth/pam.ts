@@ -8,7 +8,9 @@ const PAM_PREFIX = /^pam_[\w-]+\([^:)]*:\w+\): /;
 // Linux-PAM >= 1.5 adds "(uid=N)" after the user: "session opened for user alice(uid=1000) by (uid=0)".
 const PAM_SESSION = /^session (opened|closed) for user ([^\s(]+)(?:\(uid=(\d+)\))?(?: by ([^\s(]*)(?:\(uid=\d+\))?)?$/;
 // The fixed key order of pam_unix and pam_sss: "logname= uid=0 euid=0 tty=ssh ruser= rhost=1.2.3.4  user=root".
-const PAM_FAILURE_KEYS = /ruser=(\S*) rhost=(\S*)(?:\s+user=(\S+))?/;
+// A remote user name may hold spaces and even "rhost=": the address is the rhost right
+// before " user=", else the last one.
+const PAM_FAILURE_KEYS = /ruser=(\S*) (?:.* )?rhost=(\S*)\s+user=(\S+)|ruser=(\S*) (?:.* )?rhost=(\S*)\s*$/;
 const PAM_PASSWORD_CHANGED = /^password changed for (\S+)$/;
 // Where other PAM messages name the user: "... not met by user "root"", "... for user alice".
 const PAM_QUOTED_USER = / user ["']([^"']+)["']/;
@@ -35,7 +37,7 @@ function pamSession(m: RegExpExecArray, fields: EventFields): void {
 function pamFailureKeys(text: string, fields: EventFields): void {
   const m = PAM_FAILURE_KEYS.exec(text);
   if (!m) return;
-  const [, remoteUser, remoteHost, user] = m;
+  const [remoteUser, remoteHost, user] = m[1] !== undefined ? [m[1], m[2], m[3]] : [m[4], m[5], undefined];
   if (remoteUser && user && remoteUser !== user) {
     // su: "ruser=alice ... user=root" — alice tried to become root.
     setUser(fields, remoteUser);
