@@ -133,6 +133,8 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
   const space = rest.indexOf(' ');
   if (space <= 0) return { timestamp, priority, message: rest };
   let hostname = rest.slice(0, space);
+  // "[DEBUG] sofia.c:7954 ...", "<auth.info> host ...": a level or facility in brackets, never a host.
+  if (hostname.startsWith('[') || hostname.startsWith('<')) return { timestamp, priority, message: rest };
   rest = rest.slice(space + 1);
   if (hostname.endsWith(':')) return { timestamp, hostname: hostname.slice(0, -1), priority, message: rest };
   if (rest.startsWith(': ')) return { timestamp, hostname, priority, message: rest.slice(2) };
