@@ -208,3 +208,56 @@ describe('lead rule stage lifecycle', () => {
     }
   });
 });
+
+describe('old-style PAM log (sshd(pam_unix)), threshold rule grouped by source.ip', () => {
+  // Written in the format older Red Hat hosts log: the PAM module in the tag, the peer in rhost=.
+  const attackers = { '203.0.113.10': 7, '198.51.100.20': 4, '192.0.2.30': 2, '203.0.113.40': 12 };
+  const lines: string[] = [];
+  let second = 0;
+  for (const [ip, count] of Object.entries(attackers)) {
+    for (let i = 0; i < count; i++, second += 7) {
+      const [m, s] = [Math.floor(second / 60), second % 60];
+      lines.push(`Mar 12 03:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')} web1 sshd(pam_unix)[${19_000 + second}]: authentication failure; logname= uid=0 euid=0 tty=NODEVssh ruser= rhost=${ip}  user=root`);
+    }
+  }
+  lines.push('Mar 12 03:30:00 web1 sshd(pam_unix)[20001]: session opened for user alice by (uid=0)');
+
+  /** Observations a tumbling 10-minute window per rhost with threshold 3 gives, counted from the text alone. */
+  function expected(): Map<string, number> {
+    const perWindow = new Map<string, number>();
+    for (const line of lines) {
+      const m = /^\w{3} +\d+ \d\d:(\d\d):\d\d .*authentication failure; .*rhost=(\S+)/.exec(line);
+      if (!m) continue;
+      const key = `${m[2]}|${Math.floor(Number(m[1]) / 10)}`;
+      perWindow.set(key, (perWindow.get(key) ?? 0) + 1);
+    }
+    const firings = new Map<string, number>();
+    for (const [key, n] of perWindow) if (n >= 3) firings.set(key.split('|')[0]!, (firings.get(key.split('|')[0]!) ?? 0) + 1);
+    return firings;
+  }
+
+  it('makes one observation per attacking address that crossed the threshold, linked to its node', async () => {
+    api = await startTestApi({ stages: ALL_STAGES });
+    try {
+      const token = api.token();
+      const rule = { name: 'PAM brute force', severity: 'high', conditions: { pattern: 'event.outcome:failure', source: 'syslog', threshold: 3, window: '10m', group_by: 'source.ip' } };
+      expect((await api.request('POST', '/api/v1/lead-rules', { token, body: rule })).status).toBe(201);
+      await ingestInto(api, token, lines, 'syslog');
+      await allDrained(api);
+      const want = expected();
+      expect([...want.keys()].sort()).toEqual(['198.51.100.20', '203.0.113.10', '203.0.113.40']);
+      const observations = await eventually(async () => {
+        const found = await ruleObservations(token);
+        expect(found).toHaveLength([...want.values()].reduce((a, b) => a + b, 0));
+        return found;
+      });
+      for (const [ip, firings] of want) {
+        const node = (await get<{ nodes: { id: string; value: string }[] }>(token, `/api/v1/nodes?type=IP&value=${ip}`)).nodes.find((n) => n.value === ip)!;
+        expect(node, ip).toBeDefined();
+        expect(observations.filter((o) => o.node_ids.includes(node.id)), ip).toHaveLength(firings);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -2,11 +2,13 @@
 // formats to try first; when none of them takes the line (or the source is
 // unknown), formats are detected by content, most specific first, ending
 // with the generic JSON and key=value readers.
+import { cef } from './formats/cef.js';
 import { ciscoAsa } from './formats/cisco-asa.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
+import { leef } from './formats/leef.js';
 import { plainText } from './formats/plain-text.js';
 import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
@@ -16,7 +18,7 @@ import { zeekDns } from './formats/zeek-dns.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE: Record<string, readonly FormatParser[]> = {
@@ -29,12 +31,16 @@ const BY_SOURCE: Record<string, readonly FormatParser[]> = {
   sudo: [syslogAuth],
   secure: [syslogAuth],
   syslog: [syslogAuth],
-  firewall: [iptables, ciscoAsa],
+  firewall: [iptables, ciscoAsa, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
   asa: [ciscoAsa],
   'cisco-asa': [ciscoAsa],
   dns: [zeekDns, suricataEve],
+  cef: [cef],
+  leef: [leef],
+  arcsight: [cef],
+  qradar: [leef],
   apache: [webAccess, webError],
   httpd: [webAccess, webError],
   nginx: [webAccess, webError],

@@ -28,7 +28,7 @@ type Verdict = { category: string[]; action: string; user?: string };
 // pass for the server's verdict.
 const REFUSALS: [RegExp, (m: RegExpExecArray) => Verdict][] = [
   [
-    /^(?:Digest: )?(?:user (?<user>[^\s:]*):? (?:authentication failure|password mismatch|authorization failure)|user (?<user2>\S*) not found\b|user [`'"](?<user3>[^'"`]*)['"] in realm .* not found|Authorization of user (?<user4>\S+) to access .* failed|client used wrong authentication scheme|realm mismatch|unknown algorithm|invalid qop|invalid nonce \S+ received - (?!hash is not))/,
+    /^(?:Digest: )?(?:user (?<user>[^\s:"]*):? (?:authentication failure|password mismatch|authorization failure)|user (?<user2>\S*) not found\b|user [`'"](?<user3>[^'"`]*)['"] in realm .* not found|Authorization of user (?<user4>\S+) to access .* failed|client used wrong authentication scheme|realm mismatch|unknown algorithm|invalid qop|invalid nonce \S+ received - (?!hash is not))/,
     (m) => ({ category: ['authentication'], action: 'authentication-failed', user: m.groups?.user ?? m.groups?.user2 ?? m.groups?.user3 ?? m.groups?.user4 }),
   ],
   [/^user "(?<user>[^"]*)"(?:: password mismatch| was not found in)|^no user\/password was provided for basic authentication(?<challenge>)/, (m) => ({ category: ['authentication'], action: m.groups?.challenge === undefined ? 'authentication-failed' : 'authentication-challenge', user: m.groups?.user })],
