@@ -2,7 +2,8 @@
 // edges, and the analyst's flag overrides.
 import { z } from 'zod';
 import { getEdge, listEdges } from '../../clickhouse/tables/edges.js';
-import { FLAG_NAMES, getNode, listNodes, nodeSummaries, setFlagOverrides } from '../../clickhouse/tables/nodes.js';
+import { FLAG_NAMES, getNode, listNodes, nodeSummaries, setFlagOverrides, type GraphNode } from '../../clickhouse/tables/nodes.js';
+import { geoIp, type AsInfo } from '../../pipeline/geoip/geoip.js';
 import { EDGE_TYPES, NODE_TYPES } from '../../topics/index.js';
 import { notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
@@ -22,7 +23,21 @@ const NodeSchema = z.object({
   frameworks: z.array(z.number().int()),
   edge_count: z.number().int(),
   created_at: Timestamp,
+  geo: z
+    .object({ country_iso_code: z.string().nullable().describe('ISO 3166-1 alpha-2 country of the address') })
+    .nullable()
+    .describe('IP nodes with a public address: where it is registered (GeoIP); null otherwise'),
+  as: z
+    .object({ number: z.number().int(), organization_name: z.string() })
+    .nullable()
+    .describe('IP nodes with a public address: the autonomous system announcing it; null otherwise'),
 });
+
+/** A node as the API shows it: geo and as computed when read, like the flags, so a database update applies to every node. */
+function present<N extends GraphNode>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
+  const info = node.type === 'IP' ? geoIp().lookup(node.value) : null;
+  return { ...node, geo: info ? { country_iso_code: info.country_iso_code } : null, as: info?.as ?? null };
+}
 
 const EdgeSchema = z.object({
   id: z.string(),
@@ -84,7 +99,7 @@ export const graphRoutes = [
         limit: query.limit,
         offset: query.offset,
       });
-      return { message: `${total} node(s)`, data: { nodes, total, limit: query.limit, offset: query.offset } };
+      return { message: `${total} node(s)`, data: { nodes: nodes.map(present), total, limit: query.limit, offset: query.offset } };
     },
   }),
   defineRoute({
@@ -102,7 +117,7 @@ export const graphRoutes = [
       const { edges } = await listEdges(deps.store, auth.orgId, { nodeId: node.id, limit: MAX_NODE_EDGES, offset: 0 });
       return {
         message: 'Node found',
-        data: { ...node, edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) },
+        data: { ...present(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) },
       };
     },
   }),

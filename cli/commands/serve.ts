@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { createApp } from '../../api/app.js';
 import { ConfigError, isEmbedded, loadConfig } from '../../config/env.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
+import { loadGeoIp } from '../../pipeline/geoip/geoip.js';
 import { STAGES } from '../../pipeline/stages.js';
 import { provideEmbeddedSecrets } from '../embedded-secrets.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
@@ -55,6 +56,8 @@ async function run(kind: Kind, stageNames: string[]): Promise<void> {
     }
   }
   const runtime = await openRuntime(config, logger);
+  // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
+  if (kind !== 'worker' || stageNames.includes('parser')) loadGeoIp(logger);
   const server = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
   closeOnSignal(logger, async () => {

@@ -5,6 +5,7 @@ import { artifactsParsed, artifactsRaw, systemEvents } from '../../topics/index.
 import { createArtifactDecoder } from '../artifacts.js';
 import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
+import { loadGeoIp } from '../geoip/geoip.js';
 import { parseBatch } from './parse-batch.js';
 
 export const parserStage: Stage = {
@@ -12,6 +13,7 @@ export const parserStage: Stage = {
   description: 'parses raw artifacts into ECS events',
   async start(ctx) {
     const decode = await createArtifactDecoder(ctx.config.schemaRegistryUrl, ctx.logger);
+    const geo = loadGeoIp(ctx.logger);
     return consume({
       bus: ctx.bus,
       topic: artifactsRaw,
@@ -22,7 +24,7 @@ export const parserStage: Stage = {
       decode,
       isTransient: isTransientStageError,
       handle: async (batch) => {
-        const { events, failureEvents, deadLetters } = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone });
+        const { events, failureEvents, deadLetters } = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, geo });
         await insertEvents(
           ctx.store,
           events.map((e) => ({

@@ -5,6 +5,8 @@ import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
 import { stableId } from '../../lib/ids.js';
 import { completeArtifact } from '../artifacts.js';
 import type { DeadLetter, Envelope } from '../bus/consume.js';
+import { addGeoFields } from '../geoip/annotate.js';
+import type { GeoIp } from '../geoip/geoip.js';
 import { ParseFailure } from './failure.js';
 import { parseRaw } from './registry.js';
 
@@ -16,6 +18,8 @@ export interface ParseOutcome {
 
 export interface ParseSettings {
   defaultOrgId: string;
+  /** Country and AS of public addresses, added to the parsed fields when given. */
+  geo?: GeoIp;
   /** Offset for log timestamps without a zone. */
   timezone: string;
   now?: () => Date;
@@ -28,6 +32,7 @@ export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettin
     const artifact = completeArtifact(value, message, settings.defaultOrgId);
     try {
       const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
+      if (settings.geo) addGeoFields(fields, settings.geo);
       outcome.events.push({
         artifact_id: artifact.id,
         org_id: artifact.org_id,
