@@ -1,118 +1,305 @@
-// The one query language of cairn, for artifact search, saved searches and
-// lead-rule patterns:
+// The parser of cairn's query language (grammar and examples in
+// docs/query-language.md): recursive descent, so every error can say what
+// was expected and at which character.
 //
-//   Failed password                 two terms, both must occur (AND is implicit)
-//   "Failed password for root"      a phrase: the words, adjacent, in this order
-//   source.ip:10.0.0.1              a field of the parsed event equals a value
-//   user.name:"svc backup"          quoted field value
-//   A AND B                         explicit AND, same as "A B"
-//   NOT term, -term                 exclusion (of a term, phrase or field)
-//
-// Matching ignores ASCII case. A word with a colon is a field term when the
-// part before the colon is a field name (a letter, then letters, digits, `_`,
-// `.`, `@`, `-`); quote it to search the text instead ("10:30" and "fe80::1"
-// are already text). OR and parentheses are not supported.
+//   query   = [ or ] ;
+//   or      = and { "OR" and } ;
+//   and     = unary { [ "AND" ] unary } ;
+//   unary   = ( "NOT" | "-" ) unary | primary ;
+//   primary = "(" or ")" | field | phrase | word ;
+import { ARTIFACT_FIELDS, type Bound, type QueryNode } from './ast.js';
+import { QuerySyntaxError } from './errors.js';
+import { checkRegex } from './regex.js';
+import { hasWildcard, isNumber, looksLikeCidr, timeMillis } from './values.js';
 
-export type Clause =
-  | { kind: 'text'; value: string; phrase: boolean; negated: boolean }
-  | { kind: 'field'; field: string; value: string; negated: boolean };
-
-export interface Query {
-  clauses: Clause[];
-}
-
-export class QuerySyntaxError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'QuerySyntaxError';
-  }
-}
+export { QuerySyntaxError } from './errors.js';
+export { asciiLower, tokenize } from './values.js';
 
 export const MAX_QUERY_LENGTH = 2000;
-export const MAX_CLAUSES = 32;
+/** Terms (leaves) in one query. */
+export const MAX_TERMS = 64;
+/** Nesting of parentheses and NOT. */
+export const MAX_DEPTH = 16;
 
-const FIELD_TERM = /^([A-Za-z@][A-Za-z0-9_.@-]*):(.+)$/s;
-
-/** Reads a double-quoted string starting at `start` (the opening quote); returns it and the index after the closing quote. */
-function readQuoted(input: string, start: number): { value: string; end: number } {
-  let value = '';
-  for (let i = start + 1; i < input.length; i++) {
-    const c = input[i]!;
-    if (c === '\\' && i + 1 < input.length) value += input[++i];
-    else if (c === '"') return { value, end: i + 1 };
-    else value += c;
-  }
-  throw new QuerySyntaxError(`unterminated quote starting at character ${start + 1}`);
-}
+// A field name, then ":" or a comparison operator.
+const FIELD_START = /([A-Za-z@][A-Za-z0-9_.@-]*)(>=|<=|>|<|:)/y;
+const KEYWORDS = new Set(['AND', 'OR', 'NOT', 'TO']);
 
 function isSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r';
 }
 
-export function parseQuery(input: string): Query {
-  if (input.length > MAX_QUERY_LENGTH) throw new QuerySyntaxError(`query is longer than ${MAX_QUERY_LENGTH} characters`);
-  const clauses: Clause[] = [];
-  let negateNext = false;
-  let i = 0;
-  while (i < input.length) {
-    if (isSpace(input[i])) {
-      i++;
-      continue;
+/** Characters that end a word: whitespace, parentheses and quotes. */
+function endsWord(c: string | undefined): boolean {
+  return c === undefined || isSpace(c) || c === '(' || c === ')' || c === '"';
+}
+
+/** Removes the backslashes of escaped characters ("\*" is a literal star). */
+function unescape(text: string): string {
+  return text.replace(/\\(.)/gs, '$1');
+}
+
+class Parser {
+  private pos = 0;
+  private terms = 0;
+  private depth = 0;
+
+  constructor(private readonly input: string) {}
+
+  parse(): QueryNode {
+    this.skipSpace();
+    if (this.pos >= this.input.length) return { kind: 'all' };
+    const node = this.or(null);
+    this.skipSpace();
+    if (this.pos < this.input.length) {
+      throw this.error(this.input[this.pos] === ')' ? 'unexpected )' : `unexpected "${this.input[this.pos]}"`);
     }
-    let negated = negateNext;
-    negateNext = false;
-    if (input[i] === '-' && i + 1 < input.length && !isSpace(input[i + 1])) {
-      negated = !negated;
-      i++;
-    }
-    if (input[i] === '"') {
-      const { value, end } = readQuoted(input, i);
-      if (end < input.length && !isSpace(input[end])) throw new QuerySyntaxError(`expected a space after the quote ending at character ${end}`);
-      if (value.trim()) clauses.push({ kind: 'text', value, phrase: true, negated });
-      i = end;
-      continue;
-    }
-    let end = i;
-    while (end < input.length && !isSpace(input[end]) && input[end] !== '"') end++;
-    const word = input.slice(i, end);
-    if (word === 'AND' && !negated) {
-      i = end;
-      continue;
-    }
-    if (word === 'NOT' && !negated) {
-      negateNext = true;
-      i = end;
-      continue;
-    }
-    if (word === 'OR') throw new QuerySyntaxError('OR is not supported: terms are combined with AND; run one search per alternative');
-    const field = FIELD_TERM.exec(word) ?? (/^[A-Za-z@][A-Za-z0-9_.@-]*:$/.test(word) ? [word, word.slice(0, -1), ''] : null);
-    if (field && /^[A-Za-z@][A-Za-z0-9_.@-]*$/.test(field[1]!) && !field[2]!.startsWith('/') && !field[2]!.startsWith(':')) {
-      let value = field[2]!;
-      end = i + word.length;
-      if (value === '' && input[end] === '"') {
-        const quoted = readQuoted(input, end);
-        value = quoted.value;
-        end = quoted.end;
-      }
-      if (value === '') throw new QuerySyntaxError(`field ${field[1]} needs a value, e.g. ${field[1]}:value`);
-      clauses.push({ kind: 'field', field: field[1]!, value, negated });
-    } else {
-      if (input[end] === '"') throw new QuerySyntaxError(`unexpected quote at character ${end + 1}; put a space before it`);
-      clauses.push({ kind: 'text', value: word, phrase: false, negated });
-    }
-    i = end;
+    return node;
   }
-  if (negateNext) throw new QuerySyntaxError('NOT must be followed by a term');
-  if (clauses.length > MAX_CLAUSES) throw new QuerySyntaxError(`query has more than ${MAX_CLAUSES} terms`);
-  return { clauses };
+
+  private error(reason: string, at = this.pos): QuerySyntaxError {
+    return new QuerySyntaxError(reason, at + 1);
+  }
+
+  private skipSpace(): void {
+    while (isSpace(this.input[this.pos])) this.pos++;
+  }
+
+  /** The keyword at the cursor, if the next word is exactly one. */
+  private keyword(): string | null {
+    let end = this.pos;
+    while (!endsWord(this.input[end])) end++;
+    const word = this.input.slice(this.pos, end);
+    return KEYWORDS.has(word) ? word : null;
+  }
+
+  private atEnd(): boolean {
+    this.skipSpace();
+    return this.pos >= this.input.length || this.input[this.pos] === ')';
+  }
+
+  /** `field` is set inside field:( ... ), where the leaves are values of that field. */
+  private or(field: string | null): QueryNode {
+    const children = [this.and(field)];
+    for (;;) {
+      this.skipSpace();
+      if (this.keyword() !== 'OR') break;
+      const at = this.pos;
+      this.pos += 2;
+      if (this.atEnd() || this.keyword() === 'OR' || this.keyword() === 'AND') throw this.error('OR needs a term on both sides', at);
+      children.push(this.and(field));
+    }
+    return children.length === 1 ? children[0]! : { kind: 'or', children };
+  }
+
+  private and(field: string | null): QueryNode {
+    const children = [this.unary(field)];
+    for (;;) {
+      if (this.atEnd()) break;
+      const keyword = this.keyword();
+      if (keyword === 'OR') break;
+      if (keyword === 'AND') {
+        const at = this.pos;
+        this.pos += 3;
+        if (this.atEnd() || this.keyword() === 'OR' || this.keyword() === 'AND') throw this.error('AND needs a term on both sides', at);
+      }
+      children.push(this.unary(field));
+    }
+    return children.length === 1 ? children[0]! : { kind: 'and', children };
+  }
+
+  private nested<T>(parse: () => T): T {
+    if (++this.depth > MAX_DEPTH) throw this.error(`query nests deeper than ${MAX_DEPTH} levels`);
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private unary(field: string | null): QueryNode {
+    this.skipSpace();
+    const at = this.pos;
+    const keyword = this.keyword();
+    if (keyword === 'AND' || keyword === 'OR' || keyword === 'TO') throw this.error(`${keyword} needs a term before it`);
+    let negated = false;
+    if (keyword === 'NOT') {
+      this.pos += 3;
+      negated = true;
+    } else if (this.input[this.pos] === '-' && !isSpace(this.input[this.pos + 1]) && this.input[this.pos + 1] !== undefined && this.input[this.pos + 1] !== ')') {
+      this.pos += 1;
+      negated = true;
+    }
+    if (negated) {
+      if (this.atEnd()) throw this.error('NOT must be followed by a term', at);
+      return this.nested(() => ({ kind: 'not', child: this.unary(field) }));
+    }
+    return this.primary(field);
+  }
+
+  private primary(field: string | null): QueryNode {
+    this.skipSpace();
+    const c = this.input[this.pos];
+    if (c === '(') {
+      const open = this.pos++;
+      return this.nested(() => {
+        if (this.atEnd()) throw this.error(this.pos >= this.input.length ? 'expected a term and )' : 'empty parentheses', open);
+        const inner = this.or(field);
+        this.skipSpace();
+        if (this.input[this.pos] !== ')') throw this.error(`expected ) to close the ( at character ${open + 1}`);
+        this.pos++;
+        return inner;
+      });
+    }
+    if (c === ')') throw this.error('unexpected )');
+    this.countTerm();
+    if (c === '"') {
+      const value = this.quoted();
+      return field === null ? { kind: 'text', value, phrase: true } : fieldValue(field, value, true, this.pos);
+    }
+    if (field === null) {
+      FIELD_START.lastIndex = this.pos;
+      const f = FIELD_START.exec(this.input);
+      if (f && this.fieldFollows(f)) return this.fieldExpression(f[1]!, f[2]!);
+    }
+    const start = this.pos;
+    const word = this.word();
+    if (field !== null) return fieldValue(field, word, false, start + 1);
+    if (this.input[this.pos] === '"') throw this.error('unexpected quote; put a space before it');
+    return hasWildcard(word) ? { kind: 'text_glob', pattern: word } : { kind: 'text', value: unescape(word), phrase: false };
+  }
+
+  private countTerm(): void {
+    if (++this.terms > MAX_TERMS) throw this.error(`query has more than ${MAX_TERMS} terms`);
+  }
+
+  /** Whether what follows "name:" makes a field expression; "http://x", "10:30" and "fe80::1" stay text. */
+  private fieldFollows(f: RegExpExecArray): boolean {
+    const after = this.input[this.pos + f[0].length];
+    if (f[2] !== ':') return after !== undefined && !isSpace(after);
+    if (after === ':' ) return false;
+    if (after === '/') return this.regexEnd(this.pos + f[0].length) !== null;
+    return true;
+  }
+
+  /** A word: up to whitespace, a parenthesis or a quote; backslash escapes the next character. */
+  private word(): string {
+    const start = this.pos;
+    while (!endsWord(this.input[this.pos])) this.pos += this.input[this.pos] === '\\' && this.pos + 1 < this.input.length ? 2 : 1;
+    return this.input.slice(start, this.pos);
+  }
+
+  private quoted(): string {
+    const open = this.pos;
+    let value = '';
+    for (let i = open + 1; i < this.input.length; i++) {
+      const c = this.input[i]!;
+      if (c === '\\' && i + 1 < this.input.length) value += this.input[++i];
+      else if (c === '"') {
+        this.pos = i + 1;
+        if (!endsWord(this.input[this.pos]) && this.input[this.pos] !== '"') throw this.error('expected a space after the quote');
+        return value;
+      } else value += c;
+    }
+    throw this.error('unterminated quote', open);
+  }
+
+  /** Index after the closing slash of /regex/ starting at `at`, when the regex ends a word; null otherwise. */
+  private regexEnd(at: number): number | null {
+    if (this.input[at + 1] === '/') return null;
+    for (let i = at + 1; i < this.input.length; i++) {
+      if (this.input[i] === '\\') i++;
+      else if (this.input[i] === '/') return endsWord(this.input[i + 1]) ? i + 1 : null;
+    }
+    return null;
+  }
+
+  private fieldExpression(field: string, operator: string): QueryNode {
+    const fieldAt = this.pos;
+    this.pos += field.length + operator.length;
+    if (operator !== ':') {
+      const start = this.pos;
+      const value = unescape(this.word());
+      if (!value) throw this.error(`${field}${operator} needs a number or time`, start);
+      const bound = { value, inclusive: operator.length === 2 };
+      return rangeNode(field, operator.startsWith('>') ? bound : undefined, operator.startsWith('<') ? bound : undefined, fieldAt + 1);
+    }
+    const c = this.input[this.pos];
+    if (c === undefined || isSpace(c) || c === ')') throw this.error(`field ${field} needs a value, e.g. ${field}:value`, fieldAt);
+    if (c === '(') {
+      this.terms--; // the values inside count instead
+      const open = this.pos++;
+      return this.nested(() => {
+        if (this.atEnd()) throw this.error(`expected values of ${field} and )`, open);
+        const inner = this.or(field);
+        this.skipSpace();
+        if (this.input[this.pos] !== ')') throw this.error(`expected ) to close the ( at character ${open + 1}`);
+        this.pos++;
+        return inner;
+      });
+    }
+    if (c === '[' || c === '{') return this.range(field);
+    if (c === '/') {
+      const end = this.regexEnd(this.pos)!;
+      const pattern = this.input.slice(this.pos + 1, end - 1).replace(/\\\//g, '/');
+      checkRegex(pattern, this.pos + 2);
+      this.pos = end;
+      return { kind: 'regex', field, pattern };
+    }
+    if (c === '"') return fieldValue(field, this.quoted(), true, this.pos);
+    const start = this.pos;
+    return fieldValue(field, this.word(), false, start + 1);
+  }
+
+  private range(field: string): QueryNode {
+    const open = this.pos;
+    const lowerInclusive = this.input[this.pos++] === '[';
+    this.skipSpace();
+    const lower = this.rangeWord();
+    this.skipSpace();
+    if (this.keyword() !== 'TO') throw this.error('expected TO between the bounds of a range');
+    this.pos += 2;
+    this.skipSpace();
+    const upper = this.rangeWord();
+    this.skipSpace();
+    const close = this.input[this.pos];
+    if (close !== ']' && close !== '}') throw this.error(`expected ] or } to close the range at character ${open + 1}`);
+    this.pos++;
+    const bound = (value: string, inclusive: boolean): Bound | undefined => (value === '*' ? undefined : { value, inclusive });
+    return rangeNode(field, bound(lower, lowerInclusive), bound(upper, close === ']'), open + 1);
+  }
+
+  private rangeWord(): string {
+    const start = this.pos;
+    while (this.pos < this.input.length && !isSpace(this.input[this.pos]) && this.input[this.pos] !== ']' && this.input[this.pos] !== '}') this.pos++;
+    if (this.pos === start) throw this.error('expected a bound (a number, a time or *)');
+    return this.input.slice(start, this.pos);
+  }
 }
 
-/** Lower-cases ASCII letters only, as the store's `lower()` does. */
-export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** The test a value of `field` stands for: exists (*), CIDR, glob, or equality. */
+function fieldValue(field: string, raw: string, quoted: boolean, at: number): QueryNode {
+  if (quoted) return { kind: 'eq', field, value: raw };
+  if (raw === '*') return { kind: 'exists', field };
+  if (looksLikeCidr(raw)) {
+    if ((ARTIFACT_FIELDS as readonly string[]).includes(field)) throw new QuerySyntaxError(`${field} is not an address field`, at);
+    return { kind: 'cidr', field, cidr: raw };
+  }
+  if (hasWildcard(raw)) return { kind: 'glob', field, pattern: raw };
+  return { kind: 'eq', field, value: unescape(raw) };
 }
 
-/** The store's tokenizer (splitByNonAlpha): runs of ASCII letters and digits and of non-ASCII characters. */
-export function tokenize(text: string): string[] {
-  return text.split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean);
+/** A comparison or range: numbers if every bound is one, times if every bound is an ISO 8601 time. */
+function rangeNode(field: string, lower: Bound | undefined, upper: Bound | undefined, at: number): QueryNode {
+  if ((ARTIFACT_FIELDS as readonly string[]).includes(field)) throw new QuerySyntaxError(`${field} cannot be compared as a number or time`, at);
+  const bounds = [lower, upper].filter((b): b is Bound => b !== undefined);
+  if (bounds.length === 0) return { kind: 'exists', field };
+  if (bounds.every((b) => isNumber(b.value))) return { kind: 'range', field, type: 'number', lower, upper };
+  if (bounds.every((b) => !Number.isNaN(timeMillis(b.value)))) return { kind: 'range', field, type: 'time', lower, upper };
+  throw new QuerySyntaxError(`the bounds of ${field} must be numbers (500, -1.5) or ISO 8601 times (2026-01-02T03:04:05Z)`, at);
+}
+
+export function parseQuery(input: string): QueryNode {
+  if (input.length > MAX_QUERY_LENGTH) throw new QuerySyntaxError(`query is longer than ${MAX_QUERY_LENGTH} characters`, 0);
+  return new Parser(input).parse();
 }

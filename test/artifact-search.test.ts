@@ -8,9 +8,8 @@ import { openStore, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
 import { SqlParams } from '../clickhouse/sql.js';
 import { searchArtifacts } from '../clickhouse/tables/artifacts.js';
-import { parseQuery } from '../query/parse.js';
-import { queryConditions } from '../query/to-sql.js';
-import { QuerySyntaxError } from '../query/parse.js';
+import { parseQuery, QuerySyntaxError } from '../query/parse.js';
+import { toSqlCondition } from '../query/to-sql.js';
 
 let store: Store;
 
@@ -35,11 +34,11 @@ afterAll(async () => {
 
 async function search(query: string, limit = 50) {
   const params = new SqlParams();
-  const field = () => {
-    throw new QuerySyntaxError('no fields here');
+  const fieldSubquery = () => {
+    throw new QuerySyntaxError('no fields here', 0);
   };
-  const conditions = queryConditions(parseQuery(query), { textColumn: 'raw', field }, params);
-  return searchArtifacts(store, { orgId: 'o', conditions, params, limit, offset: 0 });
+  const condition = toSqlCondition(parseQuery(query), { textColumn: 'raw', fieldSubquery }, params);
+  return searchArtifacts(store, { orgId: 'o', conditions: condition ? [condition] : [], params, limit, offset: 0 });
 }
 
 describe('artifact search on 20,000 rows', () => {

@@ -4,9 +4,9 @@ import { newId } from '../../lib/ids.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { searchArtifacts } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
-import { parseQuery, QuerySyntaxError, type Clause } from '../../query/parse.js';
-import { queryConditions } from '../../query/to-sql.js';
-import { artifactFieldCondition } from '../../clickhouse/tables/events.js';
+import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
+import { toSqlCondition } from '../../query/to-sql.js';
+import { eventFieldSubquery } from '../../clickhouse/tables/events.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
@@ -58,23 +58,6 @@ const SearchQuery = Pagination.extend({
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
-/**
- * `field:value` in a search: `source` and `id` are the artifact's own
- * columns; any other field is a parsed ECS field of its event.
- */
-function artifactField(scope: { orgId: string; start?: string; end?: string }) {
-  return (clause: Extract<Clause, { kind: 'field' }>, params: SqlParams): string => {
-    switch (clause.field) {
-      case 'source':
-        return `source = ${params.add(clause.value, 'String')}`;
-      case 'id':
-        return `toString(id) = ${params.add(clause.value.toLowerCase(), 'String')}`;
-      default:
-        return artifactFieldCondition(clause.field, clause.value, scope, params);
-    }
-  };
-}
-
 export const artifactRoutes = [
   defineRoute({
     method: 'post',
@@ -124,19 +107,19 @@ export const artifactRoutes = [
   defineRoute({
     method: 'get',
     path: '/v1/artifacts',
-    summary: 'Search artifacts, newest first: words and "phrases" in raw (ASCII case ignored), time range [start, end), source',
+    summary: 'Search artifacts, newest first: the query language (docs/query-language.md) over raw text and parsed fields, time range [start, end), source',
     tag: 'Artifacts',
     permission: 'signals:read',
     query: SearchQuery,
     response: listData('artifacts', ArtifactSchema),
     async handler({ query, auth, deps }) {
       const params = new SqlParams();
-      let conditions: string[] = [];
+      let condition: string | null = null;
       try {
-        const field = artifactField({ orgId: auth.orgId, start: query.start, end: query.end });
-        conditions = query.query ? queryConditions(parseQuery(query.query), { textColumn: 'raw', field }, params) : [];
+        const fieldSubquery = eventFieldSubquery({ orgId: auth.orgId, start: query.start, end: query.end });
+        condition = query.query ? toSqlCondition(parseQuery(query.query), { textColumn: 'raw', fieldSubquery }, params) : null;
       } catch (err) {
-        if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`);
+        if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
       const { artifacts, total } = await searchArtifacts(deps.store, {
@@ -144,7 +127,7 @@ export const artifactRoutes = [
         source: query.source,
         start: query.start,
         end: query.end,
-        conditions,
+        conditions: condition ? [condition] : [],
         params,
         limit: query.limit,
         offset: query.offset,

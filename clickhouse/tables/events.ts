@@ -39,13 +39,19 @@ export async function insertEvents(store: Store, events: EventRow[]): Promise<vo
 }
 
 /**
- * A condition on artifacts (column `id`) that their parsed event has `field`
- * equal to `value` (ASCII case ignored; any value of a multi-valued field).
+ * Conditions on artifacts (column `id`) that their parsed event has a value
+ * of a field passing a test: `valueTest` is a SQL expression of the lambda
+ * variable `v` (one value of the field; multi-valued fields pass when any
+ * value does), or null for "the field has a value". Scoped to the
+ * organization and the time range searched.
  */
-export function artifactFieldCondition(field: string, value: string, scope: { orgId: string; start?: string; end?: string }, params: SqlParams): string {
-  const conditions = [`org_id = ${params.add(scope.orgId, 'String')}`];
-  if (scope.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(scope.start), 'DateTime64(3)')}`);
-  if (scope.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(scope.end), 'DateTime64(3)')}`);
-  conditions.push(`has(arrayMap(x -> lower(x), fields[${params.add(field, 'String')}]), lower(${params.add(value, 'String')}))`);
-  return `id IN (SELECT artifact_id FROM events WHERE ${conditions.join(' AND ')})`;
+export function eventFieldSubquery(scope: { orgId: string; start?: string; end?: string }) {
+  return (field: string, valueTest: string | null, params: SqlParams): string => {
+    const conditions = [`org_id = ${params.add(scope.orgId, 'String')}`];
+    if (scope.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(scope.start), 'DateTime64(3)')}`);
+    if (scope.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(scope.end), 'DateTime64(3)')}`);
+    const values = `fields[${params.add(field, 'String')}]`;
+    conditions.push(valueTest === null ? `length(${values}) > 0` : `arrayExists(v -> ${valueTest}, ${values})`);
+    return `id IN (SELECT artifact_id FROM events WHERE ${conditions.join(' AND ')})`;
+  };
 }

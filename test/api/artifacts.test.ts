@@ -176,7 +176,8 @@ describe.each(['embedded', 'distributed'] as const)('artifacts API, %s', (mode) 
       ['start=yesterday', /start: must be an ISO 8601 timestamp/],
       ['start=2026-11-23T00:00:00Z&end=2026-11-22T00:00:00Z', /start must not be after end/],
       [`query=${encodeURIComponent('"unterminated')}`, /invalid query: unterminated quote/],
-      [`query=${encodeURIComponent('a OR b')}`, /OR is not supported/],
+      [`query=${encodeURIComponent('a OR')}`, /invalid query: OR needs a term on both sides at character 3/],
+      [`query=${encodeURIComponent('(a OR b')}`, /expected \) to close the \( at character 1 at character 8/],
       [`query=${encodeURIComponent('colour:')}`, /field colour needs a value/],
     ])('answers 400 to %s', async (query, message) => {
       const res = await api.request('GET', `/api/v1/artifacts?${query}`, { token: token() });

@@ -212,6 +212,15 @@ describe.each(['embedded', 'distributed'] as const)('graph, %s', (mode) => {
       expect((await search(`${marker}`)).total).toBe(1);
     });
     expect((await search(`source.ip:173.234.31.186 ${marker}`)).total).toBe(0);
+    // The richer language on the same artifacts: OR, groups, CIDR, wildcards, exists, ranges, regular expressions.
+    expect((await search(`source.ip:173.234.31.187 OR ${marker}`)).total).toBe(2);
+    expect((await search('source.ip:(173.234.31.186 OR 173.234.31.187) AND NOT event.outcome:success')).total).toBe(2);
+    expect((await search('source.ip:173.234.31.0/24')).total).toBe(3);
+    expect((await search('source.ip:173.234.0.0/16 AND user.name:ro*')).total).toBe(3);
+    expect((await search('user.name:* AND NOT source.ip:10.0.0.0/8')).total).toBe(3);
+    expect((await search(`-user.name:* ${marker.slice(0, 3)}*`)).total).toBe(1);
+    expect((await search('@timestamp:[2026-11-21T10:00:30Z TO *] AND event.outcome:failure')).total).toBe(1);
+    expect((await search('source.ip:/173\\.234\\.31\\.18[67]/ AND event.outcome:/fail.*/')).total).toBe(2);
   });
 
   it('keeps node and edge counts and artifact_count when the same artifacts are replayed', async () => {

@@ -1,0 +1,121 @@
+// What values mean, written once for both back ends: ASCII case folding and
+// the store's tokenizer, glob patterns, CIDR networks, and which strings are
+// numbers and times. The SQL back end emits the same tests in ClickHouse;
+// the differential test (query/backends.test.ts) holds the two together.
+import ipaddr from 'ipaddr.js';
+import { QuerySyntaxError } from './errors.js';
+
+/** Lower-cases ASCII letters only, as the store's `lower()` does. */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/** The store's tokenizer (splitByNonAlpha): runs of ASCII letters and digits and of non-ASCII characters. */
+export function tokenize(text: string): string[] {
+  return text.split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean);
+}
+
+/** A glob's parts: literal text, "*" (any run) and "?" (one character). `\*`, `\?` and `\\` are literal. */
+export type GlobPart = { literal: string } | { any: true } | { one: true };
+
+export function globParts(pattern: string): GlobPart[] {
+  const parts: GlobPart[] = [];
+  let literal = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) literal += pattern[++i];
+    else if (c === '*' || c === '?') {
+      if (literal) parts.push({ literal });
+      literal = '';
+      parts.push(c === '*' ? { any: true } : { one: true });
+    } else literal += c;
+  }
+  if (literal) parts.push({ literal });
+  return parts;
+}
+
+/** Whether a value written in a query holds an unescaped * or ?. */
+export function hasWildcard(value: string): boolean {
+  return /(^|[^\\])(\\\\)*[*?]/.test(value);
+}
+
+/** The glob as a ClickHouse LIKE pattern over ASCII-lowered text: % and _ for * and ?, literal %, _ and \ escaped. */
+export function globToLike(parts: GlobPart[]): string {
+  return parts.map((p) => ('literal' in p ? asciiLower(p.literal).replace(/[\\%_]/g, '\\$&') : 'any' in p ? '%' : '_')).join('');
+}
+
+/** The glob as a JavaScript regular expression over ASCII-lowered text, by code point like LIKE's "_". */
+export function globToRegExp(parts: GlobPart[], anchored: boolean): RegExp {
+  const body = parts.map((p) => ('literal' in p ? asciiLower(p.literal).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'any' in p ? '[^]*' : '[^]')).join('');
+  return new RegExp(anchored ? `^${body}$` : body, 'u');
+}
+
+// Numbers and times that comparisons and ranges accept, in both back ends.
+export const NUMBER_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
+export const TIME_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$';
+const NUMBER = new RegExp(NUMBER_PATTERN);
+const TIME = new RegExp(TIME_PATTERN);
+
+export function isNumber(value: string): boolean {
+  return NUMBER.test(value);
+}
+
+/** Milliseconds of an ISO 8601 time in the accepted form; NaN otherwise (also for dates that do not exist). */
+export function timeMillis(value: string): number {
+  if (!TIME.test(value)) return NaN;
+  const ms = Date.parse(value);
+  const day = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
+  // Date.parse rolls Feb 30 over to March; a date that does not exist is not a time.
+  if (Number.isNaN(ms) || Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== value.slice(0, 10)) return NaN;
+  return ms;
+}
+
+// IPv4 in strict dotted decimal (no leading zeros), as both back ends check before converting.
+export const IPV4_PATTERN = '^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$';
+const IPV4 = new RegExp(IPV4_PATTERN);
+// IPv6 as text: hex groups and colons, optionally ending in a dotted IPv4.
+export const IPV6_PATTERN = '^[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(:((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]))?$';
+const IPV6 = new RegExp(IPV6_PATTERN);
+
+export interface Network {
+  kind: 'ipv4' | 'ipv6';
+  /** First and last address, as text the store parses (toIPv4 / toIPv6). */
+  first: string;
+  last: string;
+  /** For the matcher. */
+  range: [ipaddr.IPv4 | ipaddr.IPv6, number];
+}
+
+/** Whether `text` is written as a CIDR (address/prefix). */
+export function looksLikeCidr(text: string): boolean {
+  return /^[0-9A-Fa-f:.]+\/\d{1,3}$/.test(text) && ipaddr.isValidCIDR(text);
+}
+
+export function parseNetwork(cidr: string): Network {
+  let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  try {
+    parsed = ipaddr.parseCIDR(cidr);
+  } catch {
+    throw new QuerySyntaxError(`"${cidr}" is not a CIDR network`, 0);
+  }
+  const [address, bits] = parsed;
+  if (address.kind() === 'ipv4') {
+    const range = ipaddr.IPv4.networkAddressFromCIDR(cidr);
+    const broadcast = ipaddr.IPv4.broadcastAddressFromCIDR(cidr);
+    return { kind: 'ipv4', first: range.toString(), last: broadcast.toString(), range: parsed };
+  }
+  const bytes = address.toByteArray();
+  const first = bytes.map((b, i) => (i * 8 >= bits ? 0 : i * 8 + 8 <= bits ? b : b & (0xff << (8 - (bits - i * 8))) & 0xff));
+  const last = bytes.map((b, i) => (i * 8 >= bits ? 0xff : i * 8 + 8 <= bits ? b : (b | (0xff >> (bits - i * 8))) & 0xff));
+  return { kind: 'ipv6', first: ipaddr.fromByteArray(first).toString(), last: ipaddr.fromByteArray(last).toString(), range: parsed };
+}
+
+/** Whether a field value is an address inside the network; an IPv4 value is also ::ffff:a.b.c.d to an IPv6 network, as the store reads it. */
+export function inNetwork(value: string, network: Network): boolean {
+  if (network.kind === 'ipv4') return IPV4.test(value) && ipaddr.IPv4.parse(value).match(network.range as [ipaddr.IPv4, number]);
+  let address: ipaddr.IPv6;
+  if (IPV4.test(value)) address = ipaddr.IPv4.parse(value).toIPv4MappedAddress();
+  else if (IPV6.test(value) && ipaddr.IPv6.isValid(value)) address = ipaddr.IPv6.parse(value);
+  else return false;
+  return address.match(network.range as [ipaddr.IPv6, number]);
+}
