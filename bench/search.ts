@@ -1,12 +1,15 @@
-// Search benchmark: latency of GET /v1/artifacts for token queries with a
-// time range, at 1M and 10M artifacts, through the real API over HTTP on
-// the embedded store.
+// Search benchmark: latency of GET /v1/artifacts for each kind of query
+// (words, phrases, OR, wildcards, CIDR, ranges) with and without a time
+// range, at 1M and 10M artifacts, through the real API over HTTP on the
+// embedded store.
 //
 //   node --import tsx bench/search.ts [--sizes 1000000,10000000] [--runs 40]
 //
 // Rows are the sample logs (CAIRN_SAMPLES_DIR) repeated, each with a host
 // token (1 in 5,000 rows) and a unique sequence token appended, their
-// timestamps spread over 30 days.
+// timestamps spread over 30 days. Each has its parsed event (the sample's
+// fields as the parser gives them), with source.ip varied over 10.0.0.0/8 so
+// a /16 holds 1 row in 256.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,6 +19,7 @@ import { createApp } from '../api/app.js';
 import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
 import { createLogger } from '../lib/logger.js';
+import { parseRaw } from '../pipeline/parser/registry.js';
 import { BENCH_SECRET, benchToken, loadSamples, machineLine, percentile } from './lib.js';
 
 const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '1000000,10000000' }, runs: { type: 'string', default: '40' } } });
@@ -35,22 +39,41 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 const token = benchToken(ORG);
 
-await store.command({ query: 'CREATE TABLE bench_templates (i UInt32, source String, raw String) ENGINE = Memory' });
-await store.insert({ table: 'bench_templates', format: 'JSONEachRow', values: samples.map((s, i) => ({ i, source: s.source, raw: s.raw })) });
+/** The sample's parsed fields as the events table holds them (arrays of strings); none when it does not parse. */
+function parsedFields(source: string, raw: string): { parser: string; fields: Record<string, string[]> } {
+  try {
+    const { parser, fields } = parseRaw(raw, { source, receivedAt: FIRST_DAY });
+    return { parser, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map(String)])) };
+  } catch {
+    return { parser: '', fields: {} };
+  }
+}
+
+await store.command({ query: 'CREATE TABLE bench_templates (i UInt32, source String, raw String, parser String, fields Map(String, Array(String))) ENGINE = Memory' });
+await store.insert({ table: 'bench_templates', format: 'JSONEachRow', values: samples.map((s, i) => ({ i, source: s.source, raw: s.raw, ...parsedFields(s.source, s.raw) })) });
 
 /** Appends rows [from, to) generated in SQL, a million at a time. */
 async function generate(from: number, to: number): Promise<void> {
   const spreadMs = DAYS * 86_400_000;
   for (let start = from; start < to; start += 1_000_000) {
     const count = Math.min(1_000_000, to - start);
+    // The id derives from the row number, so artifacts and events of one row share it without a join.
+    const id = `reinterpretAsUUID(reverse(unhex(lpad(hex(n.number + ${2 ** 40}), 32, '0'))))`;
+    const timestamp = `toDateTime64(${FIRST_DAY / 1000}, 3, 'UTC') + toIntervalMillisecond(intDiv(n.number * ${spreadMs}, ${to}))`;
+    const rows = `FROM numbers(${start}, ${count}) AS n INNER JOIN bench_templates AS t ON t.i = n.number % ${samples.length}`;
     await store.command({
       query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
-              SELECT generateUUIDv7(), '${ORG}', t.source,
+              SELECT ${id}, '${ORG}', t.source,
                      concat(t.raw, ' host=h', toString(n.number % 5000), ' seq=s', toString(n.number)),
-                     toDateTime64(${FIRST_DAY / 1000}, 3, 'UTC') + toIntervalMillisecond(intDiv(n.number * ${spreadMs}, ${to})),
-                     '{}', now64(3)
-              FROM numbers(${start}, ${count}) AS n
-              INNER JOIN bench_templates AS t ON t.i = n.number % ${samples.length}`,
+                     ${timestamp}, '{}', now64(3)
+              ${rows}`,
+    });
+    await store.command({
+      query: `INSERT INTO events (artifact_id, org_id, source, timestamp, parser, fields, created_at)
+              SELECT ${id}, '${ORG}', t.source, ${timestamp}, t.parser,
+                     mapUpdate(t.fields, map('source.ip', [concat('10.', toString(intDiv(n.number, 65536) % 256), '.', toString(n.number % 256), '.', toString(intDiv(n.number, 256) % 256))])),
+                     now64(3)
+              ${rows} WHERE t.parser != ''`,
     });
   }
 }
@@ -66,6 +89,13 @@ const QUERIES: QueryKind[] = [
   { name: 'phrase', query: () => '"Accepted publickey"' },
   { name: 'unique token', query: () => `s${Math.floor(Math.random() * 1_000_000)}` },
   { name: 'address with separators', query: () => '192.168.86.85' },
+  { name: 'OR of two rare tokens', query: () => `h${Math.floor(Math.random() * 5000)} OR h${Math.floor(Math.random() * 5000)}` },
+  { name: 'field OR', query: () => `source.ip:10.${Math.floor(Math.random() * 256)}.1.2 OR source.ip:10.${Math.floor(Math.random() * 256)}.3.4` },
+  { name: 'field wildcard', query: () => 'user.name:adm*' },
+  { name: 'text wildcard', query: () => 'authenticat*' },
+  { name: 'CIDR /16', query: () => `source.ip:10.${Math.floor(Math.random() * 256)}.0.0/16` },
+  { name: 'numeric range', query: () => 'source.port:[1000 TO 2000]' },
+  { name: 'comparison and word', query: () => 'destination.port>=1024 AND Accepted' },
 ];
 
 async function timeSearch(query: string, range: boolean): Promise<{ ms: number; total: number }> {

@@ -10,14 +10,15 @@
 import { ARTIFACT_FIELDS, type Bound, type QueryNode } from './ast.js';
 import { QuerySyntaxError } from './errors.js';
 import { checkRegex } from './regex.js';
-import { hasWildcard, isNumber, looksLikeCidr, timeMillis } from './values.js';
+import { hasWildcard, isNumber, looksLikeCidr, normalizeGlob, timeMillis } from './values.js';
 
 export { QuerySyntaxError } from './errors.js';
 export { asciiLower, tokenize } from './values.js';
 
-export const MAX_QUERY_LENGTH = 2000;
+/** Longest query text (searches are held to 2,000 characters by the API; rule patterns, imported Sigma lists included, may use all of this). */
+export const MAX_QUERY_LENGTH = 16_000;
 /** Terms (leaves) in one query. */
-export const MAX_TERMS = 64;
+export const MAX_TERMS = 512;
 /** Nesting of parentheses and NOT. */
 export const MAX_DEPTH = 16;
 
@@ -166,7 +167,7 @@ class Parser {
     const word = this.word();
     if (field !== null) return fieldValue(field, word, false, start + 1);
     if (this.input[this.pos] === '"') throw this.error('unexpected quote; put a space before it');
-    return hasWildcard(word) ? { kind: 'text_glob', pattern: word } : { kind: 'text', value: unescape(word), phrase: false };
+    return hasWildcard(word) ? { kind: 'text_glob', pattern: normalizeGlob(word) } : { kind: 'text', value: unescape(word), phrase: false };
   }
 
   private countTerm(): void {
@@ -285,7 +286,7 @@ function fieldValue(field: string, raw: string, quoted: boolean, at: number): Qu
     if ((ARTIFACT_FIELDS as readonly string[]).includes(field)) throw new QuerySyntaxError(`${field} is not an address field`, at);
     return { kind: 'cidr', field, cidr: raw };
   }
-  if (hasWildcard(raw)) return { kind: 'glob', field, pattern: raw };
+  if (hasWildcard(raw)) return { kind: 'glob', field, pattern: normalizeGlob(raw) };
   return { kind: 'eq', field, value: unescape(raw) };
 }
 

@@ -26,8 +26,27 @@ function bound(b: Bound | undefined): string {
   return b ? b.value : '*';
 }
 
+/** A value inside field:( ... ), or null when the node cannot stand there. */
+function groupValue(node: QueryNode, field: string): string | null {
+  if (!('field' in node) || node.field !== field) return null;
+  if (node.kind === 'eq') return quote(node.value);
+  if (node.kind === 'glob') return globWord(node.pattern);
+  if (node.kind === 'cidr') return node.cidr;
+  if (node.kind === 'exists') return '*';
+  return null;
+}
+
+/** An OR of tests on one field, written field:(a OR b OR c): shorter, and how an analyst would write it. */
+function fieldGroup(children: QueryNode[]): string | null {
+  const first = children[0];
+  if (!first || !('field' in first)) return null;
+  const values = children.map((c) => groupValue(c, first.field));
+  return values.every((v) => v !== null) ? `${first.field}:(${values.join(' OR ')})` : null;
+}
+
 /** A child of AND, OR or NOT: in parentheses when it is itself an AND or OR. */
 function operand(node: QueryNode): string {
+  if (node.kind === 'or' && fieldGroup(node.children)) return printQuery(node);
   return node.kind === 'and' || node.kind === 'or' ? `(${printQuery(node)})` : printQuery(node);
 }
 
@@ -57,7 +76,7 @@ export function printQuery(node: QueryNode): string {
     case 'and':
       return node.children.map(operand).join(' AND ');
     case 'or':
-      return node.children.map(operand).join(' OR ');
+      return fieldGroup(node.children) ?? node.children.map(operand).join(' OR ');
     case 'not':
       return `NOT ${operand(node.child)}`;
   }

@@ -9,7 +9,7 @@
 // matters.
 import { QuerySyntaxError } from './errors.js';
 
-export const MAX_REGEX_LENGTH = 256;
+export const MAX_REGEX_LENGTH = 1024;
 const MAX_REPEAT = 1000;
 
 const SIMPLE_ESCAPES = new Set(['d', 'D', 'w', 'W', 'b', 'B', 't', 'n', 'r']);
@@ -85,4 +85,59 @@ function checkClass(pattern: string, open: number, fail: (reason: string, at: nu
 /** The pattern both engines run: whole value, dot matching newlines, \s spelled out (RE2 and JavaScript disagree on it). */
 export function anchoredRegex(pattern: string): string {
   return `^(?:${pattern.replace(/\\\\|\\s|\\S/g, (m) => (m === '\\s' ? '[\\t\\n\\f\\r ]' : m === '\\S' ? '[^\\t\\n\\f\\r ]' : m))})$`;
+}
+
+const isLower = (c: string) => c >= 'a' && c <= 'z';
+const isUpper = (c: string) => c >= 'A' && c <= 'Z';
+const otherCase = (c: string) => (isLower(c) ? c.toUpperCase() : isUpper(c) ? c.toLowerCase() : null);
+
+/** The ASCII letters of the other case that the range lo-hi covers, as class items ("A-F" for "a-f"). */
+function rangeCounterparts(lo: string, hi: string): string {
+  let items = '';
+  for (const [first, last] of [['a', 'z'], ['A', 'Z']] as const) {
+    const from = lo > first ? lo : first;
+    const to = hi < last ? hi : last;
+    if (from <= to) items += `${otherCase(from)}-${otherCase(to)}`;
+  }
+  return items;
+}
+
+/**
+ * The same pattern with ASCII case ignored, spelled with classes ("ab" becomes
+ * "[aA][bB]", "[a-f]" becomes "[a-fA-F]"), so no engine flag is needed: RE2's
+ * (?i) and JavaScript's i fold non-ASCII letters differently. For a pattern
+ * checkRegex accepts.
+ */
+export function ignoreAsciiCase(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      out += pattern.slice(i, i + 2);
+      i++;
+    } else if (c === '[') {
+      let j = i + 1;
+      let items = '[';
+      if (pattern[j] === '^') items += pattern[j++];
+      let extra = '';
+      for (; pattern[j] !== ']'; j++) {
+        const item = pattern[j] === '\\' ? pattern.slice(j, ++j + 1) : pattern[j]!;
+        if (pattern[j + 1] === '-' && pattern[j + 2] !== undefined && pattern[j + 2] !== ']' && item.length === 1) {
+          const hi = pattern[j + 2] === '\\' ? pattern[j + 3]! : pattern[j + 2]!;
+          items += pattern.slice(j, pattern[j + 2] === '\\' ? j + 4 : j + 3);
+          extra += rangeCounterparts(item, hi);
+          j += pattern[j + 2] === '\\' ? 3 : 2;
+          continue;
+        }
+        items += item;
+        if (item.length === 1) extra += otherCase(item) ?? '';
+      }
+      out += `${items}${extra}]`;
+      i = j;
+    } else {
+      const other = otherCase(c);
+      out += other ? `[${c}${other}]` : c;
+    }
+  }
+  return out;
 }

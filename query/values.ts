@@ -34,6 +34,13 @@ export function globParts(pattern: string): GlobPart[] {
   return parts;
 }
 
+/** A glob in its one canonical spelling: only * ? and \ escaped (the query text may escape more, e.g. spaces). */
+export function normalizeGlob(pattern: string): string {
+  return globParts(pattern)
+    .map((p) => ('literal' in p ? p.literal.replace(/[*?\\]/g, '\\$&') : 'any' in p ? '*' : '?'))
+    .join('');
+}
+
 /** Whether a value written in a query holds an unescaped * or ?. */
 export function hasWildcard(value: string): boolean {
   return /(^|[^\\])(\\\\)*[*?]/.test(value);

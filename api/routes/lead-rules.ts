@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
-import { deleteLeadRule, getLeadRule, LeadRuleConditions, listLeadRules, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { deleteLeadRule, getLeadRule, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { badRequest, notFound } from '../http-error.js';
@@ -24,36 +24,53 @@ const Window = z
 
 const GroupBy = z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'group_by must be a field name such as source.ip');
 
+/** A query-language pattern, checked when the rule is written (a 400 says what and where). */
+const Pattern = z
+  .string()
+  .trim()
+  .min(1, 'pattern is required')
+  .max(16_000, 'pattern must be at most 16000 characters')
+  .superRefine((pattern, ctx) => {
+    try {
+      parseQuery(pattern);
+    } catch (err) {
+      if (err instanceof QuerySyntaxError) ctx.addIssue({ code: 'custom', message: `pattern: ${err.message}` });
+      else throw err;
+    }
+  });
+
 /** Conditions as a client sends them: unknown keys are refused so typos cannot silently change detection. */
-const Conditions = z
+export const Conditions = z
   .strictObject({
     source: z.string().min(1, 'source must not be empty').optional(),
-    pattern: z
-      .string()
-      .trim()
-      .min(1, 'pattern is required')
-      .superRefine((pattern, ctx) => {
-        try {
-          parseQuery(pattern);
-        } catch (err) {
-          if (err instanceof QuerySyntaxError) ctx.addIssue({ code: 'custom', message: `pattern: ${err.message}` });
-          else throw err;
-        }
-      }),
+    pattern: Pattern,
     threshold: z.int('threshold must be an integer').min(1, 'threshold must be at least 1').optional(),
     window: Window.optional(),
     group_by: GroupBy.optional(),
+    count_distinct: GroupBy.optional(),
+    sequence: z.array(Pattern).min(2, 'a sequence needs at least 2 patterns').max(10, 'a sequence has at most 10 patterns').optional(),
   })
-  .refine((c) => (c.threshold === undefined) === (c.window === undefined), {
+  .refine((c) => c.sequence !== undefined || (c.threshold === undefined) === (c.window === undefined), {
     message: 'threshold and window go together: give both or neither',
     path: ['window'],
+  })
+  .refine((c) => c.count_distinct === undefined || c.threshold !== undefined, {
+    message: 'count_distinct counts distinct values against a threshold: give threshold and window',
+    path: ['count_distinct'],
+  })
+  .refine((c) => c.sequence === undefined || (c.window !== undefined && c.threshold === undefined && c.count_distinct === undefined), {
+    message: 'a sequence fires when every pattern matched in one window: give window, without threshold or count_distinct',
+    path: ['sequence'],
   });
+
+const Tags = z.array(z.string().trim().min(1).max(100, 'a tag has at most 100 characters')).max(50, 'at most 50 tags');
 
 const RuleFields = {
   name: z.string().trim().min(1, 'name is required').max(200),
   description: z.string().max(2000),
   enabled: z.boolean({ message: 'enabled must be true or false' }),
   severity: Severity,
+  tags: Tags,
 };
 
 const CreateBody = z.object({
@@ -62,6 +79,7 @@ const CreateBody = z.object({
   enabled: RuleFields.enabled.default(true),
   conditions: Conditions,
   severity: RuleFields.severity.default(DEFAULT_SEVERITY),
+  tags: RuleFields.tags.default([]),
 });
 
 /** Partial update: top-level fields replace; `conditions` merges key by key, null removes a key. */
@@ -71,6 +89,7 @@ const UpdateBody = z
     description: RuleFields.description.optional(),
     enabled: RuleFields.enabled.optional(),
     severity: RuleFields.severity.optional(),
+    tags: RuleFields.tags.optional(),
     conditions: z.record(z.string(), z.unknown().nullable()).optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
@@ -83,6 +102,8 @@ const LeadRuleSchema = z.object({
   enabled: z.boolean(),
   conditions: LeadRuleConditions,
   severity: Severity,
+  tags: z.array(z.string()).describe('ATT&CK techniques and other labels; carried onto the observations the rule writes'),
+  origin: RuleOrigin.nullable().describe('for an imported rule, where it came from: a Sigma rule id, author, references, log source (attribution under DRL 1.1)'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -151,7 +172,7 @@ export const leadRuleRoutes = [
     successStatus: 201,
     async handler({ body, auth, deps }) {
       const now = new Date().toISOString();
-      const rule: LeadRule = { id: newId(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
+      const rule: LeadRule = { id: newId(), org_id: auth.orgId, ...body, origin: null, created_at: now, updated_at: now };
       await storeRule(deps, rule);
       return { message: 'Lead rule created', data: { id: rule.id, name: rule.name, enabled: rule.enabled, created_at: rule.created_at } };
     },

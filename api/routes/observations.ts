@@ -21,6 +21,7 @@ const ObservationSchema = z.object({
   node_ids: z.array(z.string()),
   artifact_ids: z.array(z.string()),
   rule_id: z.string().nullable(),
+  tags: z.array(z.string()).describe("the firing rule's tags (ATT&CK techniques such as attack.t1110), or the analyst's"),
   created_by: z.string(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -32,6 +33,7 @@ const Fields = {
   severity: Severity,
   node_ids: z.array(z.uuid({ message: 'node_ids must hold UUIDs' })).max(MAX_LINKS),
   artifact_ids: z.array(z.uuid({ message: 'artifact_ids must hold UUIDs' })).max(MAX_LINKS),
+  tags: z.array(z.string().trim().min(1).max(100)).max(50),
 };
 
 const CreateBody = z.object({
@@ -40,6 +42,7 @@ const CreateBody = z.object({
   severity: Fields.severity.default('medium'),
   node_ids: Fields.node_ids.default([]),
   artifact_ids: Fields.artifact_ids.default([]),
+  tags: Fields.tags.default([]),
 });
 
 const UpdateBody = z
@@ -49,6 +52,7 @@ const UpdateBody = z
     severity: Fields.severity.optional(),
     node_ids: Fields.node_ids.optional(),
     artifact_ids: Fields.artifact_ids.optional(),
+    tags: Fields.tags.optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
 

@@ -11,8 +11,29 @@ export const LeadRuleConditions = z.object({
   threshold: z.number().int().optional(),
   window: z.string().optional(),
   group_by: z.string().optional(),
+  /** Count distinct values of this field per group instead of events (Sigma value_count). */
+  count_distinct: z.string().optional(),
+  /** Fire when each of these patterns matched in one window per group (Sigma temporal). */
+  sequence: z.array(z.string()).optional(),
 });
 export type LeadRuleConditions = z.infer<typeof LeadRuleConditions>;
+
+/** Where an imported rule came from, kept for attribution and export (Sigma rules are DRL 1.1: id and author are the attribution). */
+export const RuleOrigin = z.object({
+  format: z.literal('sigma'),
+  id: z.string().nullable(),
+  title: z.string(),
+  author: z.string().nullable(),
+  references: z.array(z.string()),
+  license: z.string(),
+  logsource: z.record(z.string(), z.string()),
+  level: z.string().nullable(),
+  status: z.string().nullable(),
+  date: z.string().nullable(),
+  modified: z.string().nullable(),
+  falsepositives: z.array(z.string()),
+});
+export type RuleOrigin = z.infer<typeof RuleOrigin>;
 
 export interface LeadRule {
   id: string;
@@ -22,6 +43,8 @@ export interface LeadRule {
   enabled: boolean;
   conditions: LeadRuleConditions;
   severity: Severity;
+  tags: string[];
+  origin: RuleOrigin | null;
   created_at: string;
   updated_at: string;
 }
@@ -34,17 +57,20 @@ const LeadRuleRow = z.object({
   enabled: z.boolean(),
   conditions: z.string(),
   severity: Severity,
+  tags: z.array(z.string()),
+  origin: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
-const COLUMNS = 'id, org_id, name, description, enabled, conditions, severity, created_at, updated_at';
+const COLUMNS = 'id, org_id, name, description, enabled, conditions, severity, tags, origin, created_at, updated_at';
 
 function fromRow(row: unknown): LeadRule {
   const r = LeadRuleRow.parse(row);
   return {
     ...r,
     conditions: LeadRuleConditions.parse(JSON.parse(r.conditions)),
+    origin: r.origin ? RuleOrigin.parse(JSON.parse(r.origin)) : null,
     created_at: toIsoTimestamp(r.created_at),
     updated_at: toIsoTimestamp(r.updated_at),
   };
@@ -54,7 +80,7 @@ async function insertVersion(store: Store, rule: LeadRule, isDeleted: boolean): 
   await store.insert({
     table: 'lead_rules',
     format: 'JSONEachRow',
-    values: [{ ...rule, conditions: JSON.stringify(rule.conditions), version: nextVersion(), is_deleted: isDeleted ? 1 : 0 }],
+    values: [{ ...rule, conditions: JSON.stringify(rule.conditions), origin: rule.origin ? JSON.stringify(rule.origin) : '', version: nextVersion(), is_deleted: isDeleted ? 1 : 0 }],
   });
 }
 

@@ -15,6 +15,8 @@ export interface Observation {
   artifact_ids: string[];
   /** The lead rule that made it; null when an analyst wrote it. */
   rule_id: string | null;
+  /** The rule's tags (ATT&CK techniques, ...), or the analyst's. */
+  tags: string[];
   created_by: string;
   created_at: string;
   updated_at: string;
@@ -29,12 +31,13 @@ const ObservationRow = z.object({
   node_ids: z.array(z.string()),
   artifact_ids: z.array(z.string()),
   rule_id: z.string().nullable(),
+  tags: z.array(z.string()),
   created_by: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
-const COLUMNS = 'id, org_id, type, description, severity, node_ids, artifact_ids, rule_id, created_by, created_at, updated_at';
+const COLUMNS = 'id, org_id, type, description, severity, node_ids, artifact_ids, rule_id, tags, created_by, created_at, updated_at';
 
 function fromRow(row: unknown): Observation {
   const r = ObservationRow.parse(row);

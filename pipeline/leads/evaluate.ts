@@ -30,7 +30,10 @@ export interface Firing {
   id: string;
   group: string;
   windowStart: number | null;
+  /** Matching events in the firing. */
   count: number;
+  /** For rules counting keys: how many distinct values (or sequence parts) the window holds. */
+  distinct: number | null;
   artifactIds: string[];
   nodeIds: string[];
   firstSeen: number;
@@ -49,6 +52,8 @@ interface Match {
   rule: CompiledRule;
   event: EnrichedEvent;
   at: number;
+  /** What the window counts for this event when the rule counts keys rather than events. */
+  keys: string[];
 }
 
 function groupValue(event: EnrichedEvent, field: string): string | null {
@@ -68,7 +73,7 @@ function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => Compi
     for (const rule of rules) {
       const source = rule.rule.conditions.source;
       if (source && source !== event.source) continue;
-      if (rule.matches(target)) matches.push({ rule, event, at: eventTime(event) });
+      if (rule.matches(target)) matches.push({ rule, event, at: eventTime(event), keys: rule.countKeys?.(target) ?? [] });
     }
   }
   return matches;
@@ -81,6 +86,7 @@ function singleFiring({ rule, event, at }: Match): Firing {
     group: '',
     windowStart: null,
     count: 1,
+    distinct: null,
     artifactIds: [event.artifact_id],
     nodeIds: [...new Set(event.entities.map((e) => e.id))].slice(0, MAX_FIRING_NODES),
     firstSeen: at,
@@ -113,13 +119,16 @@ export async function evaluateBatch(events: EnrichedEvent[], rulesFor: (orgId: s
     // Kept a while past the window, so late events of it still count (and backfills of old windows work).
     const ttl = Math.max(2 * rule.windowMs!, 3_600_000);
     await Promise.all(
-      matches.flatMap(({ event, at }) => [
+      matches.flatMap(({ event, at, keys }) => [
         state.windowAdd(`${base}:artifacts`, event.artifact_id, at, ttl),
         ...event.entities.map((e) => state.windowAdd(`${base}:nodes`, e.id, at, ttl)),
+        ...keys.map((k) => state.windowAdd(`${base}:keys`, k, at, ttl)),
       ]),
     );
     const stats = await state.windowStats(`${base}:artifacts`);
-    if (!stats || stats.count < rule.threshold!) continue;
+    // A rule counting keys (distinct values, sequence parts) fires on their number; the others on events.
+    const counted = rule.countKeys ? await state.windowStats(`${base}:keys`) : stats;
+    if (!stats || !counted || counted.count < rule.threshold!) continue;
     if ((await state.get(`${base}:emitted`)) === String(stats.count)) continue;
     const [artifactIds, nodeIds] = await Promise.all([state.windowMembers(`${base}:artifacts`, -Infinity, Infinity), state.windowMembers(`${base}:nodes`, -Infinity, Infinity)]);
     firings.push({
@@ -128,6 +137,7 @@ export async function evaluateBatch(events: EnrichedEvent[], rulesFor: (orgId: s
       group,
       windowStart,
       count: stats.count,
+      distinct: rule.countKeys ? counted.count : null,
       artifactIds: artifactIds.slice(0, MAX_FIRING_ARTIFACTS),
       nodeIds: nodeIds.slice(0, MAX_FIRING_NODES),
       firstSeen: stats.first,

@@ -36,7 +36,12 @@ export function describeFiring(firing: Firing): string {
     return `${name} matched a ${firing.sample.source} event (${String(subject)}) at ${iso(firing.firstSeen)}`;
   }
   const group = firing.group ? ` for ${rule.conditions.group_by} ${firing.group}` : '';
-  return `${name}: ${firing.count} matching events${group} in the ${rule.conditions.window} window from ${iso(firing.windowStart)} (threshold ${rule.conditions.threshold})`;
+  const window = `in the ${rule.conditions.window} window from ${iso(firing.windowStart)}`;
+  if (rule.conditions.sequence) return `${name}: all ${rule.conditions.sequence.length} patterns of the sequence matched${group} ${window} (${firing.count} events)`;
+  if (rule.conditions.count_distinct) {
+    return `${name}: ${firing.distinct} distinct values of ${rule.conditions.count_distinct}${group} ${window} (threshold ${rule.conditions.threshold}, ${firing.count} events)`;
+  }
+  return `${name}: ${firing.count} matching events${group} ${window} (threshold ${rule.conditions.threshold})`;
 }
 
 export interface FiringRecords {
@@ -62,6 +67,7 @@ export function firingRecords(firing: Firing, now: string): FiringRecords {
     node_ids: firing.nodeIds,
     artifact_ids: firing.artifactIds,
     rule_id: rule.id,
+    tags: rule.tags,
     created_by: `rule:${rule.id}`,
     created_at: firstSeen,
     updated_at: now,

@@ -12,22 +12,32 @@ import { parseQuery } from '../../query/parse.js';
 export interface CompiledRule {
   rule: LeadRule;
   matches: (target: PreparedTarget) => boolean;
-  /** Set together: fire when `threshold` matching events fall in one window of `windowMs`. */
+  /** Set together: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
   windowMs?: number;
   /** Count per value of this field. */
   groupBy?: string;
+  /**
+   * What a window counts instead of events: the distinct values of a field
+   * (count_distinct), or which patterns of a sequence matched (all of them fire).
+   */
+  countKeys?: (target: PreparedTarget) => string[];
 }
 
 export function compileRule(rule: LeadRule): CompiledRule {
-  const { pattern, threshold, window, group_by } = rule.conditions;
-  return {
-    rule,
-    matches: compileMatcher(parseQuery(pattern)),
-    threshold: threshold && window ? threshold : undefined,
-    windowMs: threshold && window ? parseDuration(window) : undefined,
-    groupBy: group_by || undefined,
-  };
+  const { pattern, threshold, window, group_by, count_distinct, sequence } = rule.conditions;
+  const compiled: CompiledRule = { rule, matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
+  if (sequence && window) {
+    const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
+    compiled.threshold = parts.length;
+    compiled.windowMs = parseDuration(window);
+    compiled.countKeys = (target) => parts.flatMap((part, i) => (part(target) ? [String(i)] : []));
+  } else if (threshold && window) {
+    compiled.threshold = threshold;
+    compiled.windowMs = parseDuration(window);
+    if (count_distinct) compiled.countKeys = (target) => target.values(count_distinct);
+  }
+  return compiled;
 }
 
 export class RuleSet {

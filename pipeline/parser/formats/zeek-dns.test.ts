@@ -82,6 +82,8 @@ describe('zeek-dns records', () => {
       'dns.answers.data': ['edge.example.net', '203.0.113.80', '203.0.113.81'],
       'dns.answers.ttl': [300, 30, 30],
       'dns.resolved_ip': ['203.0.113.80', '203.0.113.81'],
+      'zeek.dns.rejected': false,
+      'zeek.dns.Z': 0,
     });
   });
 

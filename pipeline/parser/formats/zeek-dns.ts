@@ -77,6 +77,10 @@ function addResponse(fields: EventFields, record: Json): void {
   // event.duration is in nanoseconds (ECS); rtt in seconds.
   if (rtt !== undefined) fields['event.duration'] = Math.round(rtt * 1e9);
   addAnswers(fields, record.answers, record.TTLs);
+  // Zeek's own verdicts have no ECS field; detection content (Sigma) asks for them.
+  if (typeof record.rejected === 'boolean') fields['zeek.dns.rejected'] = record.rejected;
+  const z = count(record.Z);
+  if (z !== undefined) fields['zeek.dns.Z'] = z;
 }
 
 /** The dns.log record of `raw`; null for other JSON (conn.log, ...); throws for a dns.log line that is broken. */

@@ -1,0 +1,194 @@
+// A cairn lead rule as Sigma YAML (GET /v1/lead-rules/:id?format=sigma): the
+// pattern's tree becomes selections and a condition, fields go back to the
+// Sigma names of the rule's log source (mapping.ts), threshold, distinct-value
+// and sequence rules become correlation rules over a base rule. An imported
+// rule keeps its Sigma id, author, references and log source; importing the
+// export gives the same conditions again.
+import { stringify } from 'yaml';
+import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import type { FieldNode, QueryNode } from '../ast.js';
+import { isFieldNode } from '../ast.js';
+import { parseQuery } from '../parse.js';
+import { printQuery } from '../print.js';
+import { checkRegex } from '../regex.js';
+import { hasWildcard } from '../values.js';
+import { findLogsource, sigmaField, type LogsourceMapping } from './mapping.js';
+
+/** Why a rule has no Sigma form (e.g. a time range, which Sigma's modifiers cannot say). */
+export class NotExpressible extends Error {}
+
+const SEVERITY_TO_LEVEL: Record<LeadRule['severity'], string> = { low: 'low', medium: 'medium', high: 'high', critical: 'critical' };
+
+/** Builds selections with generated names, and the condition that combines them. */
+class DetectionWriter {
+  readonly selections: Record<string, unknown> = {};
+  private count = 0;
+
+  constructor(private readonly mapping: LogsourceMapping | null) {}
+
+  private add(prefix: string, selection: unknown): string {
+    const name = `${prefix}${++this.count}`;
+    this.selections[name] = selection;
+    return name;
+  }
+
+  private key(node: FieldNode, modifier?: string): string {
+    const field = sigmaField(this.mapping, node.field);
+    return modifier ? `${field}|${modifier}` : field;
+  }
+
+  /** One field test as a key and value of a selection map. */
+  private entry(node: FieldNode): [string, unknown][] {
+    switch (node.kind) {
+      case 'eq':
+        return [[this.key(node), escapeSigma(node.value)]];
+      case 'glob':
+        return [globEntry(this.key(node), node.pattern)];
+      case 'exists':
+        return [[this.key(node, 'exists'), true]];
+      case 'cidr':
+        return [[this.key(node, 'cidr'), node.cidr]];
+      case 'regex':
+        return [[this.key(node, 're'), sigmaRegex(node.pattern)]];
+      case 'range': {
+        if (node.type === 'time') throw new NotExpressible(`the time range on ${node.field} has no Sigma modifier`);
+        const entries: [string, unknown][] = [];
+        if (node.lower) entries.push([this.key(node, node.lower.inclusive ? 'gte' : 'gt'), Number(node.lower.value)]);
+        if (node.upper) entries.push([this.key(node, node.upper.inclusive ? 'lte' : 'lt'), Number(node.upper.value)]);
+        return entries;
+      }
+    }
+  }
+
+  /** The condition text for `node`, adding the selections it names. */
+  write(node: QueryNode): string {
+    switch (node.kind) {
+      case 'all':
+        throw new NotExpressible('a rule matching every event has no Sigma detection');
+      case 'text':
+        return this.add('keywords', [escapeSigma(node.value)]);
+      case 'text_glob':
+        return this.add('keywords', [node.pattern.replace(/^\*/, '').replace(/\*$/, '')]);
+      case 'not':
+        return `not ${this.operand(node.child)}`;
+      case 'and': {
+        // Field tests on distinct keys share one selection map (a Sigma map is an AND).
+        const fields = node.children.filter(isFieldNode).map((c) => this.entry(c));
+        const keys = fields.flat().map(([k]) => k);
+        if (fields.length === node.children.length && new Set(keys).size === keys.length) return this.add('selection', Object.fromEntries(fields.flat()));
+        return node.children.map((c) => this.operand(c)).join(' and ');
+      }
+      case 'or': {
+        // Tests of one key are one list (a Sigma list is an OR).
+        const entries = node.children.every(isFieldNode) ? node.children.map((c) => this.entry(c as FieldNode)) : [];
+        if (entries.length && entries.every((e) => e.length === 1 && e[0]![0] === entries[0]![0]![0])) {
+          return this.add('selection', { [entries[0]![0]![0]]: entries.map((e) => e[0]![1]) });
+        }
+        const texts = node.children.every((c) => c.kind === 'text' || c.kind === 'text_glob');
+        if (texts) return this.add('keywords', node.children.map((c) => (c.kind === 'text' ? escapeSigma(c.value) : c.kind === 'text_glob' ? c.pattern.replace(/^\*/, '').replace(/\*$/, '') : '')));
+        return node.children.map((c) => this.operand(c)).join(' or ');
+      }
+      default:
+        return this.add('selection', Object.fromEntries(this.entry(node)));
+    }
+  }
+
+  private operand(node: QueryNode): string {
+    const written = this.write(node);
+    return /\s/.test(written) && !written.startsWith('not ') ? `(${written})` : written;
+  }
+}
+
+/** cairn's regular expressions match the whole value, Sigma's anywhere: ".*(?:x).*" (how import writes one) is x again, the rest is anchored. */
+function sigmaRegex(pattern: string): string {
+  const inner = /^\.\*\(\?:([\s\S]*)\)\.\*$/.exec(pattern)?.[1];
+  if (inner !== undefined) {
+    try {
+      checkRegex(inner, 0);
+      return inner;
+    } catch {
+      // ".*(?:a)|(?:b).*" is no single group: anchor it as it is.
+    }
+  }
+  return `^(?:${pattern})$`;
+}
+
+/** Sigma reads * ? and \ in values as wildcards and escapes. */
+function escapeSigma(value: string): string {
+  return value.replace(/[*?\\]/g, '\\$&');
+}
+
+/** A glob as Sigma: contains/startswith/endswith where it is one, else the wildcard value (both use * ? and \\ alike). */
+function globEntry(key: string, pattern: string): [string, string] {
+  // A trailing * that a backslash escapes is a literal star, not a wildcard.
+  const endsInWildcard = /(^|[^\\])(\\\\)*\*$/.test(pattern);
+  const startsWithWildcard = pattern.startsWith('*');
+  const inner = pattern.slice(startsWithWildcard ? 1 : 0, endsInWildcard ? -1 : undefined);
+  if (!hasWildcard(inner) && inner !== '') {
+    if (startsWithWildcard && endsInWildcard) return [`${key}|contains`, inner];
+    if (endsInWildcard) return [`${key}|startswith`, inner];
+    if (startsWithWildcard) return [`${key}|endswith`, inner];
+  }
+  return [key, pattern];
+}
+
+/** The rule's detection without the filter its log source adds on import (that is what logsource says). */
+function withoutSourceFilter(tree: QueryNode, mapping: LogsourceMapping | null): QueryNode {
+  if (!mapping?.filter || tree.kind !== 'and') return tree;
+  // Compared as printed after a parse, the form the stored pattern has.
+  const filter = printQuery(parseQuery(printQuery(mapping.filter)));
+  const rest = tree.children.filter((c) => printQuery(c) !== filter);
+  if (rest.length === tree.children.length) return tree;
+  return rest.length === 1 ? rest[0]! : { kind: 'and', children: rest };
+}
+
+function detection(pattern: string, mapping: LogsourceMapping | null): Record<string, unknown> {
+  const writer = new DetectionWriter(mapping);
+  const condition = writer.write(withoutSourceFilter(parseQuery(pattern), mapping));
+  return { ...writer.selections, condition };
+}
+
+/** The rule as Sigma YAML: one document, or a base rule and a correlation for threshold, distinct-value and sequence rules. */
+export function toSigma(rule: LeadRule): string {
+  const origin = rule.origin;
+  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence } = rule.conditions;
+  const logsource = origin?.logsource ?? { product: 'cairn', ...(source ? { service: source } : {}) };
+  const mapping = findLogsource(logsource);
+  const meta = {
+    title: rule.name,
+    id: origin?.id ?? rule.id,
+    ...(origin?.status ? { status: origin.status } : {}),
+    description: rule.description || undefined,
+    ...(origin?.references.length ? { references: origin.references } : {}),
+    ...(origin?.author ? { author: origin.author } : {}),
+    ...(origin?.date ? { date: origin.date } : {}),
+    ...(origin?.modified ? { modified: origin.modified } : {}),
+    ...(rule.tags.length ? { tags: rule.tags } : {}),
+  };
+  const level = SEVERITY_TO_LEVEL[rule.severity];
+  const tail = { ...(origin?.falsepositives.length ? { falsepositives: origin.falsepositives } : {}), level };
+  const dump = (docs: object[]) => docs.map((d) => stringify(JSON.parse(JSON.stringify(d)), { lineWidth: 0 })).join('---\n');
+
+  if (!threshold && !sequence) return dump([{ ...meta, logsource, detection: detection(pattern, mapping), ...tail }]);
+
+  const baseName = (i: number) => `${rule.id}-base${sequence ? `-${i + 1}` : ''}`;
+  const parts = sequence ?? [pattern];
+  const bases = parts.map((p, i) => ({
+    title: `${rule.name} (${sequence ? `step ${i + 1}` : 'events'})`,
+    id: baseName(i),
+    name: baseName(i),
+    logsource,
+    detection: detection(p, mapping),
+    level,
+  }));
+  const field = (ecs: string) => sigmaField(mapping, ecs);
+  const correlation = {
+    type: sequence ? 'temporal' : distinct ? 'value_count' : 'event_count',
+    rules: bases.map((b) => b.name),
+    ...(groupBy ? { 'group-by': [field(groupBy)] } : {}),
+    // Sigma's duration units s, m, h, d are cairn's.
+    timespan: window ?? '5m',
+    ...(sequence ? {} : { condition: { gte: threshold, ...(distinct ? { field: field(distinct) } : {}) } }),
+  };
+  return dump([...bases, { ...meta, correlation, ...tail }]);
+}

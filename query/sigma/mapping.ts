@@ -1,0 +1,151 @@
+// How Sigma's log sources and field names meet cairn's events: the tables
+// the importer converts through, written down here and rendered in
+// docs/sigma.md. A log source cairn has no parser for is not mapped (its
+// rules are skipped, not imported to never fire); a field a mapped source
+// does not carry makes its rule skipped, with the field named.
+import type { QueryNode } from '../ast.js';
+
+export interface LogsourceMapping {
+  /** What the Sigma logsource must say (product, service, category); absent keys match anything. */
+  when: { product?: string; service?: string; category?: string };
+  /** What it means in cairn, as text for the docs. */
+  means: string;
+  /** The query the rule's detection is restricted to (null: every event). */
+  filter: QueryNode | null;
+  /** Sigma field names of this source and the ECS fields cairn parses them into. */
+  fields: Record<string, string>;
+  /** Field names are cairn's own (any field name is taken as written): rules exported from cairn. */
+  cairnNames?: true;
+}
+
+function programs(...names: string[]): QueryNode {
+  const tests: QueryNode[] = names.map((value) => ({ kind: 'eq', field: 'process.name', value }));
+  return tests.length === 1 ? tests[0]! : { kind: 'or', children: tests };
+}
+
+/** Web server and proxy logs share the W3C/Sigma field names. */
+const WEB_FIELDS: Record<string, string> = {
+  'c-ip': 'source.ip',
+  'c-uri': 'url.original',
+  'cs-uri': 'url.original',
+  uri: 'url.original',
+  'c-uri-query': 'url.query',
+  'cs-uri-query': 'url.query',
+  'c-uri-stem': 'url.path',
+  'cs-uri-stem': 'url.path',
+  'c-uri-extension': 'url.extension',
+  'cs-method': 'http.request.method',
+  method: 'http.request.method',
+  'c-useragent': 'user_agent.original',
+  'cs-user-agent': 'user_agent.original',
+  user_agent: 'user_agent.original',
+  useragent: 'user_agent.original',
+  'cs-host': 'url.domain',
+  host: 'url.domain',
+  'cs-referer': 'http.request.referrer',
+  'cs-referrer': 'http.request.referrer',
+  'sc-status': 'http.response.status_code',
+  status: 'http.response.status_code',
+  'cs-username': 'user.name',
+  'cs-bytes': 'http.request.body.bytes',
+  'sc-bytes': 'http.response.body.bytes',
+  'r-dns': 'destination.domain',
+  'dst_ip': 'destination.ip',
+  'dst_port': 'destination.port',
+  'src_ip': 'source.ip',
+};
+
+const DNS_FIELDS: Record<string, string> = {
+  query: 'dns.question.name',
+  QueryName: 'dns.question.name',
+  answer: 'dns.answers.data',
+  answers: 'dns.answers.data',
+  record_type: 'dns.question.type',
+  qtype_name: 'dns.question.type',
+  'id.orig_h': 'source.ip',
+  'id.orig_p': 'source.port',
+  'id.resp_h': 'destination.ip',
+  'id.resp_p': 'destination.port',
+  src_ip: 'source.ip',
+  dst_ip: 'destination.ip',
+  rcode_name: 'dns.response_code',
+  trans_id: 'dns.id',
+  qclass_name: 'dns.question.class',
+  proto: 'network.transport',
+  uid: 'zeek.session_id',
+  rejected: 'zeek.dns.rejected',
+  Z: 'zeek.dns.Z',
+};
+
+const NETWORK_FIELDS: Record<string, string> = {
+  src_ip: 'source.ip',
+  src_port: 'source.port',
+  dst_ip: 'destination.ip',
+  dst_port: 'destination.port',
+  'id.orig_h': 'source.ip',
+  'id.orig_p': 'source.port',
+  'id.resp_h': 'destination.ip',
+  'id.resp_p': 'destination.port',
+  action: 'event.action',
+  protocol: 'network.transport',
+};
+
+/** Fields every source carries (the parser's own). */
+const COMMON_FIELDS: Record<string, string> = {
+  user: 'user.name',
+  User: 'user.name',
+  hostname: 'host.hostname',
+  Hostname: 'host.hostname',
+  pid: 'process.pid',
+};
+
+/** Most specific first: the first whose `when` the rule's logsource satisfies wins. */
+export const LOGSOURCES: LogsourceMapping[] = [
+  { when: { product: 'cairn' }, means: "any cairn event, fields named as cairn names them (how rules written in cairn export); service: names the artifact source", filter: null, fields: {}, cairnNames: true },
+  { when: { product: 'linux', service: 'sshd' }, means: 'sshd and sshd-session syslog lines', filter: programs('sshd', 'sshd-session'), fields: {} },
+  { when: { product: 'linux', service: 'vsftpd' }, means: 'vsftpd lines (syslog or its own log)', filter: { kind: 'or', children: [programs('vsftpd'), { kind: 'eq', field: 'service.name', value: 'ftp' }] }, fields: {} },
+  { when: { product: 'linux', service: 'cron' }, means: 'cron daemon lines', filter: programs('cron', 'CRON', 'crond', 'anacron'), fields: {} },
+  { when: { product: 'linux', service: 'clamav' }, means: 'ClamAV lines (clamd, freshclam)', filter: programs('clamd', 'freshclam', 'clamav-milter', 'clamscan'), fields: {} },
+  { when: { product: 'linux', service: 'guacamole' }, means: 'Apache Guacamole lines', filter: { kind: 'or', children: [programs('guacd', 'guacamole'), { kind: 'eq', field: 'service.name', value: 'guacamole' }] }, fields: {} },
+  { when: { product: 'linux', service: 'sudo' }, means: 'sudo lines', filter: programs('sudo'), fields: {} },
+  { when: { product: 'linux', service: 'auth' }, means: 'authentication lines of any program (sshd, PAM, su, sudo, login ...)', filter: { kind: 'eq', field: 'event.category', value: 'authentication' }, fields: {} },
+  { when: { product: 'linux', service: 'syslog' }, means: 'every syslog line', filter: null, fields: {} },
+  { when: { product: 'linux' }, means: 'every Linux log line cairn parses', filter: null, fields: {} },
+  { when: { category: 'webserver' }, means: 'web access and error logs (Apache, nginx, lighttpd, ...)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { service: 'apache' }, means: 'Apache httpd error logs (keyword rules)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { service: 'nginx' }, means: 'nginx error logs (keyword rules)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { product: 'apache' }, means: 'Apache httpd access and error logs', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { product: 'nginx' }, means: 'nginx access and error logs', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { category: 'proxy' }, means: 'proxy and web access logs (Squid, HAProxy, ...)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
+  { when: { product: 'zeek', service: 'dns' }, means: 'Zeek dns.log', filter: { kind: 'exists', field: 'dns.question.name' }, fields: DNS_FIELDS },
+  { when: { category: 'dns' }, means: 'DNS events (Zeek, Suricata)', filter: { kind: 'exists', field: 'dns.question.name' }, fields: DNS_FIELDS },
+  { when: { category: 'firewall' }, means: 'firewall events (iptables, Cisco ASA, CEF/LEEF firewalls)', filter: { kind: 'eq', field: 'event.category', value: 'network' }, fields: NETWORK_FIELDS },
+];
+
+export function findLogsource(logsource: Record<string, string>): LogsourceMapping | null {
+  return LOGSOURCES.find(({ when }) => Object.entries(when).every(([key, value]) => logsource[key]?.toLowerCase() === value)) ?? null;
+}
+
+/** The ECS field for a Sigma field under this log source: its table, the common table, or an ECS name written as such. */
+export function mapField(mapping: LogsourceMapping, field: string): string | null {
+  if (mapping.cairnNames) return /^[A-Za-z_@][A-Za-z0-9_.@-]*$/.test(field) ? field : null;
+  return mapping.fields[field] ?? COMMON_FIELDS[field] ?? (ECS_ROOTS.some((root) => field.startsWith(`${root}.`)) ? field : null);
+}
+
+/** A Sigma rule that already names ECS fields (source.ip, user.name ...) keeps them. */
+const ECS_ROOTS = ['source', 'destination', 'client', 'server', 'user', 'host', 'process', 'event', 'url', 'http', 'dns', 'network', 'user_agent', 'file', 'service', 'observer', 'rule', 'tls'];
+
+/** The Sigma name of an ECS field under this log source, for export; the ECS name when it has none. */
+export function sigmaField(mapping: LogsourceMapping | null, ecs: string): string {
+  const entry = mapping ? Object.entries(mapping.fields).find(([, e]) => e === ecs) : undefined;
+  return entry?.[0] ?? ecs;
+}
+
+/** Sigma levels to cairn severities (informational rules become low ones). */
+export const LEVEL_TO_SEVERITY: Record<string, 'low' | 'medium' | 'high' | 'critical'> = {
+  informational: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  critical: 'critical',
+};
