@@ -52,13 +52,17 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
     paths[path] ??= {};
     paths[path][route.method] = {
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(route.permission ? { security: [{ bearerAuth: [] }], 'x-permission': route.permission } : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),
       responses: {
-        [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: success } } },
+        [String(route.successStatus ?? 200)]: {
+          description: 'Success',
+          content: { 'application/json': { schema: success }, ...Object.fromEntries((route.fileTypes ?? []).map((type) => [type, { schema: { type: 'string' } }])) },
+        },
         ...Object.fromEntries(
           [...errors].sort().map((status) => [
             String(status),

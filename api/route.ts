@@ -29,6 +29,15 @@ export interface RouteResult<D> {
   data: D;
   /** Overrides the route's success status (e.g. 202 when work was queued). */
   status?: number;
+  /** Answers with this document instead of the JSON envelope (an export the client saves as a file); `data` is then not sent. */
+  file?: FileBody;
+}
+
+export interface FileBody {
+  contentType: string;
+  body: string;
+  /** Suggested file name, sent in Content-Disposition. */
+  filename: string;
 }
 
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema> {
@@ -36,6 +45,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** Relative to /api, e.g. /v1/lead-rules/:id */
   path: string;
   summary: string;
+  /** Longer text for the API document: what an extension does, the formats it answers in. */
+  description?: string;
   tag: string;
   /** null for the few public routes (health, API description). */
   permission: Permission | null;
@@ -49,6 +60,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   envelope?: boolean;
   /** Extra documented error statuses, besides 400/401/403/500. */
   errors?: number[];
+  /** Content types the route may answer with besides JSON (see RouteResult.file), for the API document. */
+  fileTypes?: string[];
   handler(input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>): Promise<RouteResult<z.input<R>>>;
 }
 
@@ -84,6 +97,13 @@ export function mountRoutes(router: Router, routes: Route[], { deps, authenticat
       const query = parseInput(route.query, ctx.query, 'query');
       const body = parseInput(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body');
       const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx });
+      if (result.file) {
+        ctx.status = result.status ?? route.successStatus ?? 200;
+        ctx.type = result.file.contentType;
+        ctx.attachment(result.file.filename, { type: 'inline' });
+        ctx.body = result.file.body;
+        return;
+      }
       let data: unknown = result.data;
       if (validateResponses) {
         const checked = route.response.safeParse(data);

@@ -7,6 +7,7 @@ import readline from 'node:readline';
 import { SingleBar, Presets } from 'cli-progress';
 import { backoffDelay, sleep } from '../lib/backoff.js';
 import { MAX_ARTIFACTS_PER_REQUEST } from '../api/limits.js';
+import { unreachable } from './api-target.js';
 
 export interface IngestOptions {
   file: string;
@@ -49,10 +50,7 @@ async function postBatch(options: IngestOptions, lines: string[]): Promise<PostR
         body,
       });
     } catch (err) {
-      if (attempt >= MAX_NETWORK_ATTEMPTS) {
-        const cause = (err as Error).cause;
-        throw new Error(`cannot reach ${options.url}: ${cause instanceof Error ? cause.message : (err as Error).message} (is cairn running there? set --url or CAIRN_URL)`);
-      }
+      if (attempt >= MAX_NETWORK_ATTEMPTS) throw unreachable(options.url, err);
       await sleep(backoffDelay(attempt));
       continue;
     }

@@ -9,6 +9,7 @@ import { ConfigError, debugRequested } from '../config/env.js';
 import { VERSION } from '../lib/version.js';
 import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
+import { rulesCommand } from './commands/rules.js';
 import { serveCommands } from './commands/serve.js';
 import { tokenCommand } from './commands/token.js';
 
@@ -24,7 +25,7 @@ function program(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.startsWith('cairn: ') ? text : `cairn: ${text.replace(/^error: /, '')}`) });
   // Commands made apart from the root take its error handling and output settings before joining it.
-  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), tokenCommand()]) root.addCommand(command.copyInheritedSettings(root));
+  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), tokenCommand()]) root.addCommand(command.copyInheritedSettings(root));
   return root;
 }
 

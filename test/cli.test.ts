@@ -190,4 +190,38 @@ describe('cairn command', () => {
       expect(((await res.json()) as { data: { total: number } }).data.total).toBe(expected);
     }, 30_000, 200);
   });
+
+  it('imports a folder of Sigma rules through the API, then again as updates, and names what it skipped', async () => {
+    const dataDir = tempDir();
+    const server = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    const env = { CAIRN_DATA_DIR: dataDir, PORT: new URL(server.url).port };
+    const rules = path.join(import.meta.dirname, '..', '..', 'shared', 'data', 'sigma', 'rules');
+    const files = fs.readdirSync(rules, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yml')).length;
+    const first = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'rules', 'import', rules, '--disabled'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const summary = new RegExp(`^${files} file\\(s\\), ${files} rule\\(s\\): (\\d+) created, 0 updated, (\\d+) skipped`).exec(first.stdout);
+    expect(summary, first.stdout).not.toBeNull();
+    expect(Number(summary![1]) + Number(summary![2])).toBe(files);
+    expect(first.stdout).toMatch(/skipped ".+": log source .* is not mapped/);
+
+    const again = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'rules', 'import', path.join(rules, 'linux')], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout }));
+    });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/: 0 created, \d+ updated, 0 skipped/);
+
+    const missing = cairn(['rules', 'import', path.join(dataDir, 'nothing-here')], env);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^cairn: cannot read .*nothing-here: no such file or folder/);
+  });
 });

@@ -4,10 +4,17 @@ import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
-import { deleteLeadRule, getLeadRule, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { deleteLeadRule, getLeadRule, getLeadRules, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, saveLeadRules, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { tryRule } from '../../clickhouse/tables/rule-trial.js';
+import { eventFieldSubquery } from '../../clickhouse/tables/events.js';
+import { SqlParams } from '../../clickhouse/sql.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
+import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
-import { badRequest, notFound } from '../http-error.js';
+import { convertSigma } from '../../query/sigma/convert.js';
+import { NotExpressible, toSigma } from '../../query/sigma/export.js';
+import { toSqlCondition } from '../../query/to-sql.js';
+import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
 import { announceChange } from '../../pipeline/state/index.js';
@@ -108,13 +115,66 @@ const LeadRuleSchema = z.object({
   updated_at: Timestamp,
 });
 
+/** Largest Sigma text one import takes (a few thousand rules); the CLI sends a folder in pieces below it. */
+export const MAX_IMPORT_CHARS = 4_000_000;
+
+const ImportBody = z.object({
+  rules: z.string().min(1, 'rules is required: Sigma YAML, one rule or many separated by ---').max(MAX_IMPORT_CHARS, `rules must be at most ${MAX_IMPORT_CHARS} characters; import in pieces`),
+  enabled: z.boolean({ message: 'enabled must be true or false' }).optional().describe('for new rules; default true. A rule imported again keeps its enabled state unless this is given.'),
+});
+
+const ImportOutcome = z.object({
+  title: z.string(),
+  sigma_id: z.string().nullable(),
+  status: z.enum(['imported', 'skipped']),
+  /** created, or updated when the same Sigma rule (by id) was imported before. */
+  action: z.enum(['created', 'updated']).nullable(),
+  rule_id: z.uuid().nullable(),
+  reason: z.string().nullable().describe('why a rule was skipped: the construct, modifier, field or log source cairn cannot express'),
+});
+
+const ExportQuery = z.object({
+  format: z.enum(['json', 'sigma'], { message: 'format must be json or sigma' }).default('json'),
+});
+
+/** The default range a rule is tried over. */
+const TRIAL_DAYS = 7;
+const MAX_TRIAL_SAMPLES = 20;
+
+const TrialBody = z
+  .object({
+    id: z.uuid({ message: 'id must be a UUID' }).optional().describe('a stored rule to try; `conditions` then changes it (null removes a key)'),
+    conditions: z.record(z.string(), z.unknown().nullable()).optional().describe('the conditions to try: a whole new rule, or changes to the stored one'),
+    start: Timestamp.optional().describe(`default: ${TRIAL_DAYS} days before end`),
+    end: Timestamp.optional().describe('default: now'),
+    samples: z.int('samples must be an integer').min(0).max(MAX_TRIAL_SAMPLES, `samples must be at most ${MAX_TRIAL_SAMPLES}`).default(MAX_TRIAL_SAMPLES),
+  })
+  .refine((b) => b.id !== undefined || b.conditions !== undefined, { message: 'give the rule to try: conditions, or the id of a stored rule', path: ['conditions'] })
+  .refine((b) => !b.start || !b.end || Date.parse(b.start) < Date.parse(b.end), { message: 'start must be before end', path: ['start'] });
+
+const TrialResult = z.object({
+  start: Timestamp,
+  end: Timestamp,
+  conditions: LeadRuleConditions,
+  events: z.number().int().describe('stored events the rule matches in the range'),
+  leads: z.number().int().describe('leads it would have raised: one per matching event, or with a threshold one per window (and group) that reached it'),
+  windows: z.number().int().describe('windows (per group) holding matching events, whether or not they reached the threshold'),
+  samples: z.array(z.object({ artifact_id: z.string(), timestamp: Timestamp, source: z.string(), raw: z.string() })).describe('newest matching artifacts'),
+  took_ms: z.number().int(),
+});
+
+/** A rule's conditions as SQL on the artifacts table, sharing `params`. */
+function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): string {
+  return toSqlCondition(parseQuery(pattern), { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) ?? '1';
+}
+
 async function findRule(store: Store, orgId: string, id: string): Promise<LeadRule> {
   const rule = await getLeadRule(store, orgId, id);
   if (!rule) throw notFound('lead rule');
   return rule;
 }
 
-function mergeConditions(current: LeadRule['conditions'], patch: Record<string, unknown>): z.infer<typeof Conditions> {
+function mergeConditions(current: Partial<LeadRule['conditions']>, patch: Record<string, unknown>): z.infer<typeof Conditions> {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
@@ -154,11 +214,22 @@ export const leadRuleRoutes = [
     summary: 'Get one lead rule',
     tag: 'Lead rules',
     permission: 'signals:read',
+    description: 'With ?format=sigma the rule is answered as Sigma YAML (application/yaml): a detection rule, or a base rule and a correlation for threshold, count_distinct and sequence rules. An imported rule keeps its Sigma id, author, references and log source. A rule Sigma cannot say (a time range) answers 422.',
     params: IdParams,
+    query: ExportQuery,
     response: LeadRuleSchema,
-    errors: [404],
-    async handler({ params, auth, deps }) {
-      return { message: 'Lead rule found', data: await findRule(deps.store, auth.orgId, params.id) };
+    fileTypes: ['application/yaml'],
+    errors: [404, 422],
+    async handler({ params, query, auth, deps }) {
+      const rule = await findRule(deps.store, auth.orgId, params.id);
+      if (query.format === 'json') return { message: 'Lead rule found', data: rule };
+      try {
+        const body = toSigma(rule);
+        return { message: 'Lead rule as Sigma', data: rule, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
+      } catch (err) {
+        if (err instanceof NotExpressible) throw new HttpError(422, 'not_expressible', `this rule cannot be written as Sigma: ${err.message}`);
+        throw err;
+      }
     },
   }),
   defineRoute({
@@ -175,6 +246,74 @@ export const leadRuleRoutes = [
       const rule: LeadRule = { id: newId(), org_id: auth.orgId, ...body, origin: null, created_at: now, updated_at: now };
       await storeRule(deps, rule);
       return { message: 'Lead rule created', data: { id: rule.id, name: rule.name, enabled: rule.enabled, created_at: rule.created_at } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/lead-rules/import',
+    summary: 'Import Sigma rules (cairn extension): each becomes a lead rule, or is skipped whole with the reason',
+    description:
+      'Body: {"rules": "<Sigma YAML, one or many documents>", "enabled"?: bool}. Detection maps and lists, value modifiers, conditions, log sources and field names convert through the tables in docs/sigma.md; correlation rules (event_count, value_count, temporal) become threshold, count_distinct and sequence rules. Importing the same Sigma rule (by its id) again updates the lead rule it made. Level becomes severity; tags, id, author and references are kept.',
+    tag: 'Lead rules',
+    permission: 'signals:manage',
+    body: ImportBody,
+    response: z.object({ imported: z.number().int(), skipped: z.number().int(), results: z.array(ImportOutcome) }),
+    async handler({ body, auth, deps }) {
+      const converted = convertSigma(body.rules);
+      const idOf = (sigmaId: string | null, title: string) => stableId('sigma-rule', auth.orgId, sigmaId ?? `title:${title}`);
+      const existing = await getLeadRules(deps.store, auth.orgId, converted.flatMap((r) => (r.status === 'imported' ? [idOf(r.sigma_id, r.title)] : [])));
+      const now = new Date().toISOString();
+      const rules: LeadRule[] = [];
+      const results = converted.map((result): z.infer<typeof ImportOutcome> => {
+        if (result.status === 'skipped') return { title: result.title, sigma_id: result.sigma_id, status: 'skipped', action: null, rule_id: null, reason: result.reason };
+        const id = idOf(result.sigma_id, result.title);
+        const before = existing.get(id);
+        rules.push({ id, org_id: auth.orgId, enabled: body.enabled ?? before?.enabled ?? true, ...result.draft, created_at: before?.created_at ?? now, updated_at: now });
+        return { title: result.title, sigma_id: result.sigma_id, status: 'imported', action: before ? 'updated' : 'created', rule_id: id, reason: null };
+      });
+      await saveLeadRules(deps.store, rules);
+      if (rules.length > 0) await announceChange(deps.state, 'lead-rules');
+      const skipped = results.length - rules.length;
+      return { message: `${rules.length} rule(s) imported, ${skipped} skipped`, data: { imported: rules.length, skipped, results } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/lead-rules/test',
+    summary: 'Try a rule on stored events before enabling it (cairn extension): matching events, the leads it would raise, samples',
+    description: `Tries a new rule (conditions) or a stored one (id), changed by conditions if given, over [start, end) (default the last ${TRIAL_DAYS} days), in the store: the same query tree the rule stage runs, windows counted as it counts them (tumbling, in event time, per group).`,
+    tag: 'Lead rules',
+    permission: 'signals:read',
+    body: TrialBody,
+    response: TrialResult,
+    errors: [404],
+    async handler({ body, auth, deps }) {
+      const started = performance.now();
+      const base = body.id ? (await findRule(deps.store, auth.orgId, body.id)).conditions : {};
+      const conditions = mergeConditions(base, body.conditions ?? {});
+      const end = body.end ?? new Date().toISOString();
+      const start = body.start ?? new Date(Date.parse(end) - TRIAL_DAYS * 86_400_000).toISOString();
+      if (Date.parse(start) >= Date.parse(end)) throw badRequest('invalid body: start must be before end');
+      const scope = { orgId: auth.orgId, start, end };
+      const params = new SqlParams();
+      const windowed = conditions.window !== undefined && (conditions.threshold !== undefined || conditions.sequence !== undefined);
+      const result = await tryRule(deps.store, {
+        ...scope,
+        source: conditions.source,
+        match: conditionSql(conditions.pattern, scope, params),
+        parts: conditions.sequence?.map((part) => conditionSql(part, scope, params)),
+        params,
+        threshold: conditions.sequence ? conditions.sequence.length : conditions.threshold,
+        windowMs: windowed ? parseDuration(conditions.window!) : undefined,
+        groupBy: conditions.group_by,
+        countDistinct: conditions.count_distinct,
+        samples: body.samples,
+      });
+      const took = Math.round(performance.now() - started);
+      return {
+        message: `${result.events} matching event(s), ${result.leads} lead(s) in ${took} ms`,
+        data: { start, end, conditions, ...result, took_ms: took },
+      };
     },
   }),
   defineRoute({

@@ -2,9 +2,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { Command } from 'commander';
-import { mintToken } from '../../api/auth.js';
-import { loadConfig } from '../../config/env.js';
-import { findJwtSecret } from '../embedded-secrets.js';
+import { apiTarget } from '../api-target.js';
 import { ingestFile } from '../ingest-file.js';
 import { positiveInteger } from './options.js';
 
@@ -29,14 +27,7 @@ export function ingestCommand(): Command {
       await access(file, constants.R_OK).catch((err: NodeJS.ErrnoException) => {
         throw new Error(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
       });
-      const config = loadConfig();
-      let token = options.token ?? config.cli.token;
-      if (!token) {
-        const secret = await findJwtSecret(config);
-        if (!secret) throw new Error('no token: pass --token or set CAIRN_TOKEN, or set CAIRN_JWT_SECRET');
-        token = mintToken(secret, { subject: 'cairn-ingest', orgId: options.org ?? config.orgId, permissions: ['signals:write'], ttlSeconds: 24 * 3600 });
-      }
-      const url = options.url ?? config.cli.url ?? `http://127.0.0.1:${config.port}`;
+      const { url, token } = await apiTarget(options, { subject: 'cairn-ingest', permissions: ['signals:write'] });
       const summary = await ingestFile({ file, source: options.source, url, token, batchSize: options.batchSize, progress: true });
       console.log(`${summary.lines} lines in ${summary.seconds.toFixed(1)} s: ${summary.accepted} accepted, ${summary.rejected} rejected`);
       for (const r of summary.rejections) console.log(`  line ${r.line}: ${r.reason}`);

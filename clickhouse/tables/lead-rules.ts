@@ -76,17 +76,38 @@ function fromRow(row: unknown): LeadRule {
   };
 }
 
-async function insertVersion(store: Store, rule: LeadRule, isDeleted: boolean): Promise<void> {
+async function insertVersions(store: Store, rules: LeadRule[], isDeleted: boolean): Promise<void> {
+  if (rules.length === 0) return;
   await store.insert({
     table: 'lead_rules',
     format: 'JSONEachRow',
-    values: [{ ...rule, conditions: JSON.stringify(rule.conditions), origin: rule.origin ? JSON.stringify(rule.origin) : '', version: nextVersion(), is_deleted: isDeleted ? 1 : 0 }],
+    values: rules.map((rule) => ({ ...rule, conditions: JSON.stringify(rule.conditions), origin: rule.origin ? JSON.stringify(rule.origin) : '', version: nextVersion(), is_deleted: isDeleted ? 1 : 0 })),
   });
+}
+
+async function insertVersion(store: Store, rule: LeadRule, isDeleted: boolean): Promise<void> {
+  await insertVersions(store, [rule], isDeleted);
 }
 
 /** Writes the rule as its newest version (create and update alike). */
 export async function saveLeadRule(store: Store, rule: LeadRule): Promise<void> {
   await insertVersion(store, rule, false);
+}
+
+/** Writes many rules in one insert (an import). */
+export async function saveLeadRules(store: Store, rules: LeadRule[]): Promise<void> {
+  await insertVersions(store, rules, false);
+}
+
+/** The stored rules among `ids`, by id. */
+export async function getLeadRules(store: Store, orgId: string, ids: string[]): Promise<Map<string, LeadRule>> {
+  if (ids.length === 0) return new Map();
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE org_id = {orgId:String} AND id IN {ids:Array(UUID)}`,
+    query_params: { orgId, ids },
+    format: 'JSONEachRow',
+  });
+  return new Map((await result.json()).map(fromRow).map((rule) => [rule.id, rule]));
 }
 
 export async function deleteLeadRule(store: Store, rule: LeadRule): Promise<void> {

@@ -45,9 +45,9 @@ describe('Sigma detection to a cairn pattern', () => {
 
   it('reads contains, startswith, endswith, all, wildcards and escapes', () => {
     const draft = convertOne(rule("  sel:\n    cs-uri-query|contains|all:\n      - 'cmd='\n      - 'exec'\n    c-useragent|startswith: 'curl/'\n    cs-uri-stem|endswith: '.php'\n    cs-host: 'adm?n.*'\n  condition: sel"));
-    const hit = web({ 'url.query': 'a=1&cmd=exec', 'user_agent.original': 'curl/8.1', 'url.path': '/x/shell.php', 'url.domain': 'admin.example' });
+    const hit = web({ 'url.original': '/x?a=1&cmd=exec', 'user_agent.original': 'curl/8.1', 'url.path': '/x/shell.php', 'url.domain': 'admin.example' });
     expect(fires(draft, hit)).toBe(true);
-    expect(fires(draft, { ...hit, 'url.query': 'cmd=ls' })).toBe(false);
+    expect(fires(draft, { ...hit, 'url.original': '/x?cmd=ls' })).toBe(false);
     expect(fires(draft, { ...hit, 'url.path': '/x/shell.php.bak' })).toBe(false);
     const escaped = convertOne(rule("  sel:\n    cs-uri: 'a\\*b'\n  condition: sel"));
     expect(fires(escaped, web({ 'url.original': 'a*b' }))).toBe(true);
@@ -67,7 +67,7 @@ describe('Sigma detection to a cairn pattern', () => {
     const b64 = convertOne(rule("  sel:\n    cs-uri-query|base64offset|contains: 'whoami'\n  condition: sel"));
     for (const prefix of ['', 'a', 'ab']) {
       const encoded = Buffer.from(`${prefix}whoami;id`).toString('base64');
-      expect(fires(b64, web({ 'url.query': `q=${encoded}` })), prefix).toBe(true);
+      expect(fires(b64, web({ 'url.original': `/?q=${encoded}` })), prefix).toBe(true);
     }
   });
 

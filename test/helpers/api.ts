@@ -87,6 +87,9 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       });
       const text = await response.text();
       let parsed: ApiResponse['body'];
+      // Exports (Sigma YAML, CSV) are documents, not the JSON envelope: `text` has them.
+      const json = /json/.test(response.headers.get('content-type') ?? 'application/json');
+      if (!json) return { status: response.status, headers: response.headers, body: { success: response.ok, message: '', data: null }, text };
       try {
         parsed = JSON.parse(text) as ApiResponse['body'];
       } catch {

@@ -1,0 +1,97 @@
+// `cairn rules import <file|dir>...`: Sigma rules into lead rules through a
+// running cairn's API (POST /v1/lead-rules/import), a folder's rules sent in
+// pieces below the request limit. Prints what was imported and, per skipped
+// rule, why.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { MAX_IMPORT_CHARS } from '../../api/routes/lead-rules.js';
+import { apiTarget, unreachable, type ApiTargetOptions } from '../api-target.js';
+
+interface ImportOptions extends ApiTargetOptions {
+  disabled?: boolean;
+}
+
+interface ImportOutcome {
+  title: string;
+  status: 'imported' | 'skipped';
+  action: 'created' | 'updated' | null;
+  reason: string | null;
+}
+
+/** The .yml and .yaml files under each path (a file is taken as given). */
+async function ruleFiles(paths: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const p of paths) {
+    const stat = await fs.stat(p).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(`cannot read ${p}: ${err.code === 'ENOENT' ? 'no such file or folder' : err.message}`);
+    });
+    if (stat.isFile()) files.push(p);
+    else {
+      const entries = await fs.readdir(p, { recursive: true, withFileTypes: true });
+      files.push(...entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => path.join(e.parentPath, e.name)));
+    }
+  }
+  return files.sort();
+}
+
+/** Files joined as YAML documents, in pieces below the API's limit; a correlation and its rules should share a file. */
+async function pieces(files: string[]): Promise<string[]> {
+  const out: string[] = [];
+  let current = '';
+  for (const file of files) {
+    const text = (await fs.readFile(file, 'utf8')).trim();
+    if (text.length > MAX_IMPORT_CHARS) throw new Error(`${file} is larger than ${MAX_IMPORT_CHARS} characters`);
+    if (current && current.length + text.length + 5 > MAX_IMPORT_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current = current ? `${current}\n---\n${text}` : text;
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+async function post(url: string, token: string, rules: string, enabled: boolean | undefined): Promise<ImportOutcome[]> {
+  let res: Response;
+  try {
+    res = await fetch(new URL('/api/v1/lead-rules/import', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rules, ...(enabled === undefined ? {} : { enabled }) }),
+    });
+  } catch (err) {
+    throw unreachable(url, err);
+  }
+  const payload = (await res.json().catch(() => null)) as { message?: string; data?: { results: ImportOutcome[] } } | null;
+  if (res.status !== 200 || !payload?.data) throw new Error(`POST /api/v1/lead-rules/import answered ${res.status}: ${payload?.message ?? 'no message'}`);
+  return payload.data.results;
+}
+
+function importCommand(): Command {
+  return new Command('import')
+    .description("import Sigma rules (files, or folders of .yml files) as lead rules through a running cairn's API")
+    .argument('<paths...>', 'Sigma rule files or folders')
+    .option('--disabled', 'create new rules disabled (try them with POST /v1/lead-rules/test first)')
+    .option('--url <url>', 'base URL of the running cairn (default CAIRN_URL, else http://127.0.0.1:$PORT)')
+    .option('--token <token>', 'bearer token with signals:manage (default CAIRN_TOKEN, else one minted with the configured secret)')
+    .option('--org <id>', 'organization of a minted token (default CAIRN_ORG_ID)')
+    .action(async (paths: string[], options: ImportOptions) => {
+      const files = await ruleFiles(paths);
+      if (files.length === 0) throw new Error(`no .yml or .yaml files under ${paths.join(', ')}`);
+      const { url, token } = await apiTarget(options, { subject: 'cairn-rules', permissions: ['signals:manage'] });
+      const results: ImportOutcome[] = [];
+      const parts = await pieces(files);
+      for (const [i, part] of parts.entries()) {
+        results.push(...(await post(url, token, part, options.disabled ? false : undefined)));
+        if (parts.length > 1) process.stderr.write(`  ${i + 1}/${parts.length} pieces sent\n`);
+      }
+      const count = (f: (r: ImportOutcome) => boolean) => results.filter(f).length;
+      console.log(`${files.length} file(s), ${results.length} rule(s): ${count((r) => r.action === 'created')} created, ${count((r) => r.action === 'updated')} updated, ${count((r) => r.status === 'skipped')} skipped`);
+      for (const r of results.filter((x) => x.status === 'skipped')) console.log(`  skipped "${r.title}": ${r.reason}`);
+    });
+}
+
+export function rulesCommand(): Command {
+  return new Command('rules').description('lead rules: import Sigma rules').addCommand(importCommand());
+}

@@ -1,0 +1,98 @@
+// A lead rule tried against stored events (POST /v1/lead-rules/test): how
+// many events match and how many leads its threshold and grouping would have
+// raised, computed in ClickHouse. The matching conditions come from the same
+// query tree the rule stage evaluates (query/to-sql.ts); windows are counted
+// the way pipeline/leads/evaluate.ts counts them: tumbling, aligned to the
+// epoch in event time, per value of the group field (events without it do
+// not count towards a lead).
+import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import type { SqlParams } from '../sql.js';
+
+export interface RuleTrial {
+  orgId: string;
+  start: string;
+  end: string;
+  /** Only artifacts of this source (the rule's `source` condition). */
+  source?: string;
+  /** SQL conditions on the artifacts table (columns id, raw, source), parameters in `params`: the rule's pattern, and each part of a sequence. */
+  match: string;
+  parts?: string[];
+  params: SqlParams;
+  threshold?: number;
+  windowMs?: number;
+  groupBy?: string;
+  countDistinct?: string;
+  samples: number;
+}
+
+export interface RuleTrialSample {
+  artifact_id: string;
+  timestamp: string;
+  source: string;
+  raw: string;
+}
+
+export interface RuleTrialResult {
+  events: number;
+  leads: number;
+  /** Windows (per group) that held matching events, counted whether or not they reached the threshold. */
+  windows: number;
+  samples: RuleTrialSample[];
+}
+
+/** When the event happened, as the rule stage takes it (pipeline/event-time.ts): its own time unless it lies more than a day ahead. */
+const EVENT_TIME = `if(event_time IS NOT NULL AND event_time <= now64(3) + INTERVAL 1 DAY, assumeNotNull(event_time), timestamp)`;
+
+export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrialResult> {
+  const { params } = trial;
+  const scope = [
+    `org_id = ${params.add(trial.orgId, 'String')}`,
+    `timestamp >= ${params.add(toClickHouseTime(trial.start), 'DateTime64(3)')}`,
+    `timestamp < ${params.add(toClickHouseTime(trial.end), 'DateTime64(3)')}`,
+    ...(trial.source ? [`source = ${params.add(trial.source, 'String')}`] : []),
+  ];
+  const artifactsWhere = (condition: string) => `SELECT id FROM artifacts WHERE ${[...scope, `(${condition})`].join(' AND ')}`;
+  const matchedEvents = `${scope.join(' AND ')} AND artifact_id IN (${artifactsWhere(trial.match)})`;
+
+  const windowed = trial.threshold !== undefined && trial.windowMs !== undefined;
+  const group = !trial.groupBy
+    ? `''`
+    : trial.groupBy === 'source'
+      ? 'toNullable(toString(source))'
+      : `if(notEmpty(fields[${params.add(trial.groupBy, 'String')}]), fields[${params.add(trial.groupBy, 'String')}][1], NULL)`;
+  const window = windowed ? `intDiv(toUnixTimestamp64Milli(${EVENT_TIME}), ${params.add(trial.windowMs!, 'UInt64')})` : '0';
+  let counted = 'count()';
+  if (trial.parts?.length) {
+    // Which parts of the sequence the window holds, as bits: all of them fire.
+    const bits = trial.parts.map((part, i) => `if(artifact_id IN (${artifactsWhere(part)}), ${2 ** i}, 0)`).join(' + ');
+    counted = `bitCount(groupBitOr(toUInt64(${bits})))`;
+  } else if (trial.countDistinct) {
+    counted = `uniqExactArray(fields[${params.add(trial.countDistinct, 'String')}])`;
+  }
+  const threshold = windowed ? params.add(trial.threshold!, 'UInt64') : '1';
+  const countsQuery = `
+    SELECT sum(c) AS events, countIf(g IS NOT NULL AND k >= ${threshold}) AS leads, countIf(g IS NOT NULL) AS windows
+    FROM (
+      SELECT ${group} AS g, ${window} AS w, count() AS c, ${windowed ? counted : 'count()'} AS k
+      FROM events WHERE ${matchedEvents}
+      GROUP BY g, w
+    )`;
+  // Without a threshold every matching event is a lead of its own.
+  const leadsPerEvent = !windowed;
+  const samplesQuery = `
+    SELECT toString(id) AS artifact_id, timestamp, source, raw FROM artifacts
+    WHERE ${scope.join(' AND ')} AND id IN (SELECT artifact_id FROM events WHERE ${matchedEvents})
+    ORDER BY timestamp DESC LIMIT ${params.add(trial.samples, 'UInt32')}`;
+  const [counts, samples] = await Promise.all([
+    store.query({ query: countsQuery, query_params: params.values, format: 'JSONEachRow' }).then((r) => r.json<{ events: string | number; leads: string | number; windows: string | number }>()),
+    store.query({ query: samplesQuery, query_params: params.values, format: 'JSONEachRow' }).then((r) => r.json<RuleTrialSample>()),
+  ]);
+  const row = counts[0] ?? { events: 0, leads: 0, windows: 0 };
+  const events = Number(row.events);
+  return {
+    events,
+    leads: leadsPerEvent ? events : Number(row.leads),
+    windows: leadsPerEvent ? events : Number(row.windows),
+    samples: samples.map((s) => ({ ...s, timestamp: toIsoTimestamp(s.timestamp) })),
+  };
+}

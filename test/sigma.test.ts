@@ -1,0 +1,256 @@
+// Sigma rules end to end: imported through the API, they fire on ingested
+// lines (every Linux syslog, web server and Zeek rule of the sample, on lines
+// written to match and to miss it), carry their ATT&CK tags onto the
+// observations, export back to Sigma, and can be tried on stored events
+// before they are enabled.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startTestApi, type TestApi } from './helpers/api.js';
+import { eventually } from './helpers/buses.js';
+import { ALL_STAGES, drained, get, orgOf } from './helpers/pipeline.js';
+
+const SIGMA_DIR = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'sigma');
+const LINES = parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'sigma-lines.yml'), 'utf8')) as { rule: string; source: string; hit: string[]; miss: string[] }[];
+
+interface ImportOutcome {
+  title: string;
+  sigma_id: string | null;
+  status: 'imported' | 'skipped';
+  action: 'created' | 'updated' | null;
+  rule_id: string | null;
+  reason: string | null;
+}
+interface ObservationOut {
+  id: string;
+  rule_id: string | null;
+  artifact_ids: string[];
+  tags: string[];
+  severity: string;
+}
+
+let api: TestApi;
+let token = '';
+
+function sampleRules(): string[] {
+  return fs
+    .readdirSync(SIGMA_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.yml'))
+    .sort();
+}
+
+async function importSigma(rules: string, enabled?: boolean): Promise<{ imported: number; skipped: number; results: ImportOutcome[] }> {
+  const res = await api.request('POST', '/api/v1/lead-rules/import', { token, body: { rules, ...(enabled === undefined ? {} : { enabled }) } });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data as { imported: number; skipped: number; results: ImportOutcome[] };
+}
+
+/** Posts lines as artifacts of `source`; their ids, in order. */
+async function ingest(source: string, lines: string[]): Promise<string[]> {
+  const res = await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: lines.map((raw) => ({ source, raw })) } });
+  expect(res.status, res.text).toBe(202);
+  return (res.body.data as { ids: string[] }).ids;
+}
+
+async function observations(): Promise<ObservationOut[]> {
+  return (await get<{ observations: ObservationOut[] }>(api, token, '/api/v1/observations?limit=1000')).observations;
+}
+
+function ruleIdOf(outcomes: ImportOutcome[], sigmaId: string): string {
+  const outcome = outcomes.find((o) => o.sigma_id === sigmaId);
+  expect(outcome?.status, sigmaId).toBe('imported');
+  return outcome!.rule_id!;
+}
+
+describe('Sigma rules through the API, embedded', () => {
+  let outcomes: ImportOutcome[] = [];
+  const ids = new Map<string, { hit: string[]; miss: string[] }>();
+
+  beforeAll(async () => {
+    api = await startTestApi({ stages: ALL_STAGES });
+    token = api.token();
+    const all = sampleRules().map((f) => fs.readFileSync(path.join(SIGMA_DIR, f), 'utf8'));
+    outcomes = (await importSigma(all.join('\n---\n'))).results;
+    for (const entry of LINES) {
+      const [hit, miss] = [await ingest(entry.source, entry.hit), await ingest(entry.source, entry.miss)];
+      ids.set(entry.rule, { hit, miss });
+    }
+    await drained(api);
+  }, 180_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('answers per rule: imported, or skipped with the reason; 95% of the rules whose log source cairn maps import', () => {
+    expect(outcomes).toHaveLength(sampleRules().length);
+    for (const o of outcomes) {
+      if (o.status === 'imported') expect(o).toMatchObject({ action: 'created', reason: null, rule_id: expect.any(String) });
+      else expect(o.reason, o.title).toMatch(/\S/);
+    }
+    const unmapped = outcomes.filter((o) => o.reason?.includes('is not mapped')).length;
+    const imported = outcomes.filter((o) => o.status === 'imported').length;
+    expect(imported / (outcomes.length - unmapped)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('fires every Linux syslog, web server and Zeek rule on the lines written to match it, and on none written to miss it', async () => {
+    const sigmaIds = new Map(LINES.map((e) => [e.rule, parse(fs.readFileSync(path.join(SIGMA_DIR, e.rule), 'utf8')).id as string]));
+    const found = await eventually(async () => {
+      const all = await observations();
+      const byRule = new Map<string, Set<string>>();
+      for (const o of all) if (o.rule_id) byRule.set(o.rule_id, new Set([...(byRule.get(o.rule_id) ?? []), ...o.artifact_ids]));
+      for (const entry of LINES) {
+        const fired = byRule.get(ruleIdOf(outcomes, sigmaIds.get(entry.rule)!)) ?? new Set();
+        for (const id of ids.get(entry.rule)!.hit) expect(fired.has(id), `${entry.rule} on its hit`).toBe(true);
+      }
+      return byRule;
+    }, 60_000);
+    for (const entry of LINES) {
+      const fired = found.get(ruleIdOf(outcomes, sigmaIds.get(entry.rule)!)) ?? new Set();
+      for (const [i, id] of ids.get(entry.rule)!.miss.entries()) expect(fired.has(id), `${entry.rule} on miss ${i}: ${entry.miss[i]}`).toBe(false);
+    }
+    expect(LINES.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('carries the ATT&CK tags of the sshd and web access rules onto their observations', async () => {
+    const all = await observations();
+    for (const [rule, tags] of [
+      ['rules/linux/builtin/sshd/lnx_sshd_susp_ssh.yml', ['attack.initial-access', 'attack.t1190']],
+      ['rules/web/webserver_generic/web_susp_useragents.yml', ['attack.initial-access', 'attack.t1190']],
+    ] as const) {
+      const sigmaId = parse(fs.readFileSync(path.join(SIGMA_DIR, rule), 'utf8')).id as string;
+      const fired = all.filter((o) => o.rule_id === ruleIdOf(outcomes, sigmaId));
+      expect(fired.length, rule).toBeGreaterThan(0);
+      for (const o of fired) expect(o.tags).toEqual(expect.arrayContaining([...tags]));
+    }
+  });
+
+  it('exports a rule as Sigma that imports again onto the same rule', async () => {
+    const sigmaId = parse(fs.readFileSync(path.join(SIGMA_DIR, 'rules/linux/builtin/sshd/lnx_sshd_susp_ssh.yml'), 'utf8')).id as string;
+    const ruleId = ruleIdOf(outcomes, sigmaId);
+    const res = await api.request('GET', `/api/v1/lead-rules/${ruleId}?format=sigma`, { token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/yaml/);
+    const doc = parse(res.text) as Record<string, unknown>;
+    expect(doc).toMatchObject({ id: sigmaId, logsource: { product: 'linux', service: 'sshd' }, level: 'medium' });
+    expect(doc.author).toEqual(expect.any(String));
+    const again = await importSigma(res.text);
+    expect(again.results[0]).toMatchObject({ status: 'imported', action: 'updated', rule_id: ruleId });
+    const stored = await get<{ conditions: unknown; tags: string[]; origin: { id: string } }>(api, token, `/api/v1/lead-rules/${ruleId}`);
+    expect(stored.origin.id).toBe(sigmaId);
+    expect((await api.request('GET', `/api/v1/lead-rules/${ruleId}?format=xml`, { token })).status).toBe(400);
+  });
+
+  it('answers 400 with the reason to a body that is not Sigma, and 403 without signals:manage', async () => {
+    const skipped = await importSigma('title: [unclosed');
+    expect(skipped.results[0]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not valid YAML/) });
+    expect((await api.request('POST', '/api/v1/lead-rules/import', { token, body: { rules: '' } })).status).toBe(400);
+    expect((await api.request('POST', '/api/v1/lead-rules/import', { token: api.token(['signals:read'], orgOf(token)), body: { rules: 'title: x' } })).status).toBe(403);
+  });
+
+  it('tries a rule on stored events: matching events, leads, samples, the same as a direct count', async () => {
+    const pattern = 'process.name:(sshd OR sshd-session) AND ("Corrupted MAC" OR "incorrect signature")';
+    const readOnly = api.token(['signals:read'], orgOf(token));
+    const res = await api.request('POST', '/api/v1/lead-rules/test', { token: readOnly, body: { conditions: { pattern } } });
+    expect(res.status, res.text).toBe(200);
+    const trial = res.body.data as { events: number; leads: number; samples: { artifact_id: string; raw: string }[]; took_ms: number };
+    const direct = await get<{ total: number }>(api, token, `/api/v1/artifacts?query=${encodeURIComponent(pattern)}`);
+    expect(trial.events).toBe(direct.total);
+    expect(trial.events).toBe(2);
+    expect(trial.leads).toBe(2);
+    expect(new Set(trial.samples.map((s) => s.artifact_id))).toEqual(new Set(ids.get('rules/linux/builtin/sshd/lnx_sshd_susp_ssh.yml')!.hit));
+
+    // A threshold over every web event per client address: each address sent 1 or 2 lines, one window.
+    const grouped = await api.request('POST', '/api/v1/lead-rules/test', {
+      token,
+      body: { conditions: { pattern: 'event.category:web', threshold: 2, window: '1h', group_by: 'source.ip' }, samples: 3 },
+    });
+    expect(grouped.status, grouped.text).toBe(200);
+    const webLines = LINES.filter((e) => e.source === 'nginx' && e.rule.includes('webserver_generic'));
+    const perAddress = new Map<string, number>();
+    for (const line of webLines.flatMap((e) => [...e.hit, ...e.miss])) {
+      const ip = line.split(' ')[0]!;
+      perAddress.set(ip, (perAddress.get(ip) ?? 0) + 1);
+    }
+    expect(grouped.body.data).toMatchObject({ leads: [...perAddress.values()].filter((n) => n >= 2).length });
+    expect((grouped.body.data as { samples: unknown[] }).samples).toHaveLength(3);
+
+    // A stored rule, changed before it is tried; unknown ids and bad bodies are 4xx.
+    const sigmaId = parse(fs.readFileSync(path.join(SIGMA_DIR, 'rules/web/webserver_generic/web_susp_useragents.yml'), 'utf8')).id as string;
+    const changed = await api.request('POST', '/api/v1/lead-rules/test', { token, body: { id: ruleIdOf(outcomes, sigmaId), conditions: { threshold: 5, window: '1h' } } });
+    expect(changed.body.data).toMatchObject({ events: 1, leads: 0, conditions: { threshold: 5 } });
+    expect((await api.request('POST', '/api/v1/lead-rules/test', { token, body: { id: '0190aaaa-0000-7000-8000-000000000009' } })).status).toBe(404);
+    expect((await api.request('POST', '/api/v1/lead-rules/test', { token, body: {} })).status).toBe(400);
+    const syntax = await api.request('POST', '/api/v1/lead-rules/test', { token, body: { conditions: { pattern: 'a AND (b' } } });
+    expect(syntax.status).toBe(400);
+    expect(syntax.body.message).toMatch(/pattern/);
+  });
+});
+
+describe('a Sigma value_count correlation, embedded', () => {
+  let api2: TestApi;
+  beforeAll(async () => {
+    api2 = await startTestApi({ stages: ALL_STAGES });
+  }, 60_000);
+  afterAll(async () => {
+    await api2?.close();
+  });
+
+  it('becomes a lead, and an incident, when distinct users from one address cross the threshold', async () => {
+    const t = api2.token();
+    const rules = `title: Failed SSH password
+id: 5c6a1b7e-7f0e-4a34-9c1b-0d7d1b9c0a01
+name: failed_ssh_password
+logsource:
+  product: linux
+  service: sshd
+detection:
+  selection:
+    - 'Failed password for'
+  condition: selection
+---
+title: Password spraying over SSH
+id: 5c6a1b7e-7f0e-4a34-9c1b-0d7d1b9c0a02
+author: cairn tests
+tags:
+  - attack.credential-access
+  - attack.t1110.003
+correlation:
+  type: value_count
+  rules:
+    - failed_ssh_password
+  group-by:
+    - source.ip
+  timespan: 10m
+  condition:
+    gte: 3
+    field: User
+level: high
+`;
+    const res = await api2.request('POST', '/api/v1/lead-rules/import', { token: t, body: { rules } });
+    expect(res.status, res.text).toBe(200);
+    const results = (res.body.data as { results: ImportOutcome[] }).results;
+    expect(results.map((r) => r.status)).toEqual(['skipped', 'imported']);
+    const ruleId = results[1]!.rule_id!;
+    const line = (second: number, user: string, ip: string) => `Nov 23 11:00:${String(second).padStart(2, '0')} bastion sshd[${7000 + second}]: Failed password for invalid user ${user} from ${ip} port ${40000 + second} ssh2`;
+    // 203.0.113.50 tries three users (a lead); 203.0.113.51 tries one user three times (no lead).
+    const lines = [line(1, 'admin', '203.0.113.50'), line(2, 'oracle', '203.0.113.50'), line(3, 'admin', '203.0.113.51'), line(4, 'admin', '203.0.113.51'), line(5, 'admin', '203.0.113.51'), line(6, 'test', '203.0.113.50')];
+    expect((await api2.request('POST', '/api/v1/artifacts', { token: t, body: { artifacts: lines.map((raw) => ({ source: 'auth', raw })) } })).status).toBe(202);
+    await drained(api2);
+    const fired = await eventually(async () => {
+      const { observations: all } = await get<{ observations: ObservationOut[] }>(api2, t, '/api/v1/observations?limit=100');
+      const mine = all.filter((o) => o.rule_id === ruleId);
+      expect(mine).toHaveLength(1);
+      return mine[0]!;
+    });
+    expect(fired).toMatchObject({ severity: 'high', tags: ['attack.credential-access', 'attack.t1110.003'] });
+    expect(fired.artifact_ids).toHaveLength(3);
+    const incidents = await eventually(async () => {
+      const { incidents: list } = await get<{ incidents: { id: string }[] }>(api2, t, '/api/v1/incidents');
+      expect(list.length).toBeGreaterThan(0);
+      return list;
+    });
+    const linked = await Promise.all(incidents.map((i) => get<{ observations: { id: string }[] }>(api2, t, `/api/v1/incidents/${i.id}`)));
+    expect(linked.some((i) => i.observations.some((o) => o.id === fired.id))).toBe(true);
+  });
+});
