@@ -5,20 +5,55 @@
 // tested in the events table through `id IN (...)` (clickhouse/tables/events.ts).
 // Every user value is a query parameter (SqlParams), never SQL text.
 import type { SqlParams } from '../clickhouse/sql.js';
+import type { FieldTest } from '../clickhouse/tables/events.js';
 import type { FieldNode, QueryNode } from './ast.js';
 import { anchoredRegex } from './regex.js';
 import { asciiLower, globParts, globToLike, IPV4_PATTERN, IPV6_PATTERN, NUMBER_PATTERN, parseNetwork, TIME_PATTERN, tokenize, type GlobPart } from './values.js';
 
 /**
- * Builds `id IN (SELECT artifact_id FROM events WHERE ... AND <some value of field passes>)`;
- * `valueTest` uses the lambda variable `v`, null means "the field has a value".
+ * Builds `id IN (SELECT artifact_id FROM events WHERE ... AND <some value of field passes>)`.
+ * `within`, when given, is a condition on the artifacts table that every
+ * answer must also pass (the text terms ANDed beside the field test): the
+ * subquery may keep to events of such artifacts, so that a selective word
+ * bounds the set the field test builds.
  */
-export type FieldSubquery = (field: string, valueTest: string | null, params: SqlParams) => string;
+export type FieldSubquery = (field: string, test: FieldTest, params: SqlParams, within?: string) => string;
 
 export interface SqlTarget {
-  /** The artifacts' raw text column, with the full-text index. */
-  textColumn: string;
+  /** The artifacts' raw text column, with the full-text index; absent when the rows are events (see answerableFromEvents). */
+  textColumn?: string;
+  /** The column holding the artifact id: `id` on artifacts, `artifact_id` on events. */
+  idColumn?: string;
   fieldSubquery: FieldSubquery;
+  /** A condition on the artifacts table every answer passes (see FieldSubquery). */
+  within?: string;
+}
+
+/**
+ * Whether a query can be answered from the events table alone: it tests no
+ * raw text, and no artifact without a parsed event can match it (every way
+ * to satisfy it passes a field test; NOT alone does not). Such searches skip
+ * the artifacts table until they fetch the page they show.
+ */
+export function answerableFromEvents(node: QueryNode): boolean {
+  const noText = (n: QueryNode): boolean =>
+    n.kind === 'text' || n.kind === 'text_glob' ? false : n.kind === 'and' || n.kind === 'or' ? n.children.every(noText) : n.kind === 'not' ? noText(n.child) : true;
+  const needsEvent = (n: QueryNode): boolean => {
+    switch (n.kind) {
+      case 'and':
+        return n.children.some(needsEvent);
+      case 'or':
+        return n.children.every(needsEvent);
+      case 'not':
+      case 'all':
+      case 'text':
+      case 'text_glob':
+        return false;
+      default:
+        return n.field !== 'source' && n.field !== 'id';
+    }
+  };
+  return noText(node) && needsEvent(node);
 }
 
 export function textCondition(column: string, value: string, phrase: boolean, params: SqlParams): string {
@@ -44,6 +79,9 @@ function wholeTokens(parts: GlobPart[]): string[] {
 
 function textGlobCondition(column: string, pattern: string, params: SqlParams): string {
   const parts = globParts(pattern);
+  // Text globs match anywhere, so leading and trailing * add nothing; one literal left is a substring test, which needs no lower() copy of every row.
+  const inner = parts.filter((p, i) => !('any' in p && (i === 0 || i === parts.length - 1)));
+  if (inner.length === 1 && 'literal' in inner[0]!) return `positionCaseInsensitive(${column}, ${params.add(inner[0].literal, 'String')}) > 0`;
   const like = `lower(${column}) LIKE ${params.add(`%${globToLike(parts)}%`, 'String')}`;
   const tokens = wholeTokens(parts);
   return tokens.length ? `hasAllTokens(lower(${column}), ${params.add([...new Set(tokens)], 'Array(String)')}) AND ${like}` : like;
@@ -60,11 +98,15 @@ function valueTest(node: FieldNode, v: string, params: SqlParams): string {
       return '1';
     case 'cidr': {
       const network = parseNetwork(node.cidr);
+      // The range test first: the pattern (strict address syntax, as the matcher checks) runs only on values inside it.
       if (network.kind === 'ipv4') {
-        return `match(${v}, ${params.add(IPV4_PATTERN, 'String')}) AND toIPv4OrNull(${v}) BETWEEN toIPv4(${params.add(network.first, 'String')}) AND toIPv4(${params.add(network.last, 'String')})`;
+        // A canonical address (the only kind the pattern admits) inside a /8 or longer starts with the network's whole octets: a cheap first test.
+        const octets = Math.min(Math.floor(network.range[1] / 8), 3);
+        const prefix = octets > 0 ? `startsWith(${v}, ${params.add(`${network.first.split('.').slice(0, octets).join('.')}.`, 'String')}) AND ` : '';
+        return `${prefix}toIPv4OrNull(${v}) BETWEEN toIPv4(${params.add(network.first, 'String')}) AND toIPv4(${params.add(network.last, 'String')}) AND match(${v}, ${params.add(IPV4_PATTERN, 'String')})`;
       }
       const ipv6 = `(match(${v}, ${params.add(IPV4_PATTERN, 'String')}) OR match(${v}, ${params.add(IPV6_PATTERN, 'String')}))`;
-      return `${ipv6} AND toIPv6OrNull(${v}) BETWEEN toIPv6(${params.add(network.first, 'String')}) AND toIPv6(${params.add(network.last, 'String')})`;
+      return `toIPv6OrNull(${v}) BETWEEN toIPv6(${params.add(network.first, 'String')}) AND toIPv6(${params.add(network.last, 'String')}) AND ${ipv6}`;
     }
     case 'range': {
       const number = node.type === 'number';
@@ -82,12 +124,25 @@ function valueTest(node: FieldNode, v: string, params: SqlParams): string {
 
 function fieldCondition(node: FieldNode, target: SqlTarget, params: SqlParams): string {
   if (node.field === 'source' || node.field === 'id') {
-    const column = node.field === 'id' ? 'toString(id)' : 'source';
+    const column = node.field === 'id' ? `toString(${target.idColumn ?? 'id'})` : 'source';
     // The artifact's own source and id compare exactly, as the matcher does.
     if (node.kind === 'eq') return `${column} = ${params.add(node.field === 'id' ? node.value.toLowerCase() : node.value, 'String')}`;
     return `ifNull(${valueTest(node, column, params)}, 0)`;
   }
-  return target.fieldSubquery(node.field, node.kind === 'exists' ? null : `ifNull(${valueTest(node, 'v', params)}, 0)`, params);
+  const lambda = node.kind === 'exists' ? null : `ifNull(${valueTest(node, 'v', params)}, 0)`;
+  return target.fieldSubquery(node.field, node.kind === 'eq' ? { lambda, equals: asciiLower(node.value) } : { lambda }, params, target.within);
+}
+
+/** Whether a test reads the events table (a parsed field other than the artifact's own source and id). */
+function hasEventField(node: QueryNode): boolean {
+  if (node.kind === 'and' || node.kind === 'or') return node.children.some(hasEventField);
+  if (node.kind === 'not') return hasEventField(node.child);
+  return 'field' in node && node.field !== 'source' && node.field !== 'id';
+}
+
+function textColumnOf(target: SqlTarget): string {
+  if (!target.textColumn) throw new Error('a text test on a target without raw text: check answerableFromEvents first');
+  return target.textColumn;
 }
 
 function compile(node: QueryNode, target: SqlTarget, params: SqlParams): string {
@@ -95,11 +150,18 @@ function compile(node: QueryNode, target: SqlTarget, params: SqlParams): string 
     case 'all':
       return '1';
     case 'text':
-      return textCondition(target.textColumn, node.value, node.phrase, params);
+      return textCondition(textColumnOf(target), node.value, node.phrase, params);
     case 'text_glob':
-      return textGlobCondition(target.textColumn, node.pattern, params);
-    case 'and':
-      return node.children.map((c) => `(${compile(c, target, params)})`).join(' AND ');
+      return textGlobCondition(textColumnOf(target), node.pattern, params);
+    case 'and': {
+      // Text beside field tests bounds them: compile the text first, then the field tests within it.
+      const text = node.children.filter((c) => !hasEventField(c));
+      if (!target.textColumn || text.length === 0 || text.length === node.children.length) return node.children.map((c) => `(${compile(c, target, params)})`).join(' AND ');
+      const textSql = text.map((c) => `(${compile(c, target, params)})`).join(' AND ');
+      const within = target.within ? `(${target.within}) AND ${textSql}` : textSql;
+      const fields = node.children.filter(hasEventField).map((c) => `(${compile(c, { ...target, within }, params)})`);
+      return [textSql, ...fields].join(' AND ');
+    }
     case 'or':
       return node.children.map((c) => `(${compile(c, target, params)})`).join(' OR ');
     case 'not':

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, toClickHouseTime, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
 import { SqlParams } from '../clickhouse/sql.js';
-import { eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
+import { eventFieldCondition, eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
 import type { QueryNode } from '../query/ast.js';
 import { compileMatcher, PreparedTarget, type MatchTarget } from '../query/match.js';
 import { parseQuery } from '../query/parse.js';
 import { printQuery } from '../query/print.js';
-import { toSqlCondition } from '../query/to-sql.js';
+import { answerableFromEvents, toSqlCondition } from '../query/to-sql.js';
 
 const ORG = 'differential';
 const SEED = Number(process.env.CAIRN_QUERY_SEED ?? Date.now() % 2_147_483_647);
@@ -117,6 +117,7 @@ describe('query back ends', () => {
     const prepared = targets.map((t) => new PreparedTarget(t));
     const disagreements: string[] = [];
     let compared = 0;
+    let fromEventsCompared = 0;
     for (let b = 0; b < queries.length; b += BATCH) {
       const batch = queries.slice(b, b + BATCH);
       const params = new SqlParams();
@@ -129,9 +130,25 @@ describe('query back ends', () => {
       });
       const rows = await result.json<{ id: string; hits: number[] }>();
       expect(rows).toHaveLength(targets.length);
+      // Field-only queries are answered from the events table in search: the same conditions, compiled for events rows.
+      const fromEvents = trees.map((tree) => answerableFromEvents(tree));
+      const eventParams = new SqlParams();
+      const eventConditions = trees.map((tree, q) => (fromEvents[q] ? toSqlCondition(tree, { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }, eventParams) ?? '1' : '0'));
+      const eventRows = await (
+        await store.query({
+          query: `SELECT toString(artifact_id) AS id, [${eventConditions.map((c) => `toUInt8(${c})`).join(', ')}] AS hits FROM events WHERE org_id = ${eventParams.add(ORG, 'String')} ORDER BY id`,
+          query_params: eventParams.values,
+          format: 'JSONEachRow',
+        })
+      ).json<{ id: string; hits: number[] }>();
       trees.forEach((tree, q) => {
         const matcher = compileMatcher(tree);
         const inSql = new Set(rows.filter((r) => r.hits[q] === 1).map((r) => r.id));
+        if (fromEvents[q]) {
+          fromEventsCompared++;
+          const inEvents = new Set(eventRows.filter((r) => r.hits[q] === 1).map((r) => r.id));
+          if ([...inEvents].some((id) => !inSql.has(id)) || inEvents.size !== inSql.size) disagreements.push(`${batch[q]}\n  the events-table answer differs from the artifacts-table answer`);
+        }
         const inMemory = new Set(prepared.filter((p) => matcher(p)).map((p) => p.target.id));
         compared++;
         const onlySql = [...inSql].filter((id) => !inMemory.has(id));
@@ -143,6 +160,7 @@ describe('query back ends', () => {
       });
     }
     expect(compared).toBe(QUERIES);
+    expect(fromEventsCompared, 'queries answered from the events table too').toBeGreaterThan(QUERIES / 10);
     expect(disagreements.slice(0, 5), `seed ${SEED}: ${disagreements.length} of ${QUERIES} queries disagree`).toEqual([]);
   }, 180_000);
 });

@@ -2,16 +2,17 @@
 import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import { SqlParams } from '../../clickhouse/sql.js';
-import { searchArtifacts } from '../../clickhouse/tables/artifacts.js';
+import { searchArtifacts, searchArtifactsByEvents } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
-import { toSqlCondition } from '../../query/to-sql.js';
-import { eventFieldSubquery } from '../../clickhouse/tables/events.js';
+import { walk, type QueryNode } from '../../query/ast.js';
+import { answerableFromEvents, toSqlCondition } from '../../query/to-sql.js';
+import { eventFieldCondition, eventFieldSubquery } from '../../clickhouse/tables/events.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { defineRoute } from '../route.js';
-import { listData, Pagination, Timestamp } from '../schemas.js';
+import { listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
 /** ISO 8601 with an offset, or without one meaning UTC. */
 const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
@@ -51,11 +52,22 @@ const ArtifactSchema = z.object({
   created_at: Timestamp,
 });
 
+/** Whether the query has a word or phrase, which the text index counts without reading the rows. */
+function hasTextTerm(tree: QueryNode): boolean {
+  let found = false;
+  walk(tree, (node) => (found ||= node.kind === 'text'));
+  return found;
+}
+
+/** Matches a search counts before it stops (as search engines do): past it, `total` is a lower bound and `total_exact` false. */
+export const COUNTED_MATCHES = 10_000;
+
 const SearchQuery = Pagination.extend({
   source: z.string().min(1).max(128).optional(),
   start: Timestamp.optional(),
   end: Timestamp.optional(),
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+  exact_total: QueryBoolean.default(false).describe(`count every match; by default counting stops past ${COUNTED_MATCHES.toLocaleString('en')} and total_exact says so`),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
 export const artifactRoutes = [
@@ -111,18 +123,27 @@ export const artifactRoutes = [
     tag: 'Artifacts',
     permission: 'signals:read',
     query: SearchQuery,
-    response: listData('artifacts', ArtifactSchema),
+    response: listData('artifacts', ArtifactSchema).extend({
+      total_exact: z.boolean().describe(`false when more than ${COUNTED_MATCHES.toLocaleString('en')} matched and exact_total was not asked: total is then that many, a lower bound`),
+    }),
     async handler({ query, auth, deps }) {
       const params = new SqlParams();
       let condition: string | null = null;
+      let fromEvents = false;
+      let tree: QueryNode = { kind: 'all' };
       try {
-        const fieldSubquery = eventFieldSubquery({ orgId: auth.orgId, start: query.start, end: query.end });
-        condition = query.query ? toSqlCondition(parseQuery(query.query), { textColumn: 'raw', fieldSubquery }, params) : null;
+        tree = parseQuery(query.query ?? '');
+        // Field-only queries are answered from the events table (query/to-sql.ts answerableFromEvents).
+        fromEvents = answerableFromEvents(tree);
+        const target = fromEvents
+          ? { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }
+          : { textColumn: 'raw', fieldSubquery: eventFieldSubquery({ orgId: auth.orgId, start: query.start, end: query.end }) };
+        condition = toSqlCondition(tree, target, params);
       } catch (err) {
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
-      const { artifacts, total } = await searchArtifacts(deps.store, {
+      const { artifacts, total, totalExact } = await (fromEvents ? searchArtifactsByEvents : searchArtifacts)(deps.store, {
         orgId: auth.orgId,
         source: query.source,
         start: query.start,
@@ -131,8 +152,13 @@ export const artifactRoutes = [
         params,
         limit: query.limit,
         offset: query.offset,
+        // Words and phrases are counted from the text index, exactly and fast; a search without them stops counting at the limit.
+        countLimit: query.exact_total || (!fromEvents && hasTextTerm(tree)) ? undefined : COUNTED_MATCHES,
       });
-      return { message: `${total} artifact(s) found`, data: { artifacts, total, limit: query.limit, offset: query.offset } };
+      return {
+        message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
+        data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },
+      };
     },
   }),
 ];

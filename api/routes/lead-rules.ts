@@ -5,15 +5,15 @@ import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, getLeadRules, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, saveLeadRules, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
-import { tryRule } from '../../clickhouse/tables/rule-trial.js';
-import { eventFieldSubquery } from '../../clickhouse/tables/events.js';
+import { tryRule, type TrialCondition } from '../../clickhouse/tables/rule-trial.js';
+import { eventFieldCondition, eventFieldSubquery } from '../../clickhouse/tables/events.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { convertSigma } from '../../query/sigma/convert.js';
 import { NotExpressible, toSigma } from '../../query/sigma/export.js';
-import { toSqlCondition } from '../../query/to-sql.js';
+import { answerableFromEvents, toSqlCondition } from '../../query/to-sql.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
@@ -163,9 +163,11 @@ const TrialResult = z.object({
   took_ms: z.number().int(),
 });
 
-/** A rule's conditions as SQL on the artifacts table, sharing `params`. */
-function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): string {
-  return toSqlCondition(parseQuery(pattern), { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) ?? '1';
+/** A rule's pattern as SQL sharing `params`: on events rows when it tests only fields, else on the artifacts table. */
+function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): TrialCondition {
+  const tree = parseQuery(pattern);
+  if (answerableFromEvents(tree)) return { on: 'events', sql: toSqlCondition(tree, { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }, params) ?? '1' };
+  return { on: 'artifacts', sql: toSqlCondition(tree, { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) ?? '1' };
 }
 
 async function findRule(store: Store, orgId: string, id: string): Promise<LeadRule> {

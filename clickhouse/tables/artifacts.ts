@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { queryPage, SqlParams, whereClause } from '../sql.js';
+import { eventScope } from './events.js';
 
 export interface Artifact {
   id: string;
@@ -79,21 +80,71 @@ export interface ArtifactSearch {
   params: SqlParams;
   limit: number;
   offset: number;
+  /** Count matches only up to this many (a large total costs a scan of everything it counts). */
+  countLimit?: number;
+}
+
+export interface ArtifactPage {
+  artifacts: Artifact[];
+  total: number;
+  /** false when more than countLimit matched: `total` is then a lower bound. */
+  totalExact: boolean;
 }
 
 /** Newest first; `start` inclusive, `end` exclusive. */
-export async function searchArtifacts(store: Store, search: ArtifactSearch): Promise<{ artifacts: Artifact[]; total: number }> {
+export async function searchArtifacts(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
   const { params } = search;
   const conditions = [`org_id = ${params.add(search.orgId, 'String')}`];
   if (search.source) conditions.push(`source = ${params.add(search.source, 'String')}`);
   if (search.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(search.start), 'DateTime64(3)')}`);
   if (search.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(search.end), 'DateTime64(3)')}`);
   conditions.push(...search.conditions);
-  const { rows, total } = await queryPage(store, {
+  const { rows, total, totalExact } = await queryPage(store, {
     query: `SELECT ${COLUMNS} FROM artifacts ${whereClause(conditions)}`,
     params,
     orderBy: 'timestamp DESC, id DESC',
     page: search,
+    countLimit: search.countLimit,
   });
-  return { artifacts: rows.map(fromRow), total };
+  return { artifacts: rows.map(fromRow), total, totalExact };
+}
+
+/**
+ * The same search answered from the events table: `conditions` are on events
+ * rows (query/to-sql.ts answerableFromEvents), so the count and the page are
+ * found there, and only the page's artifacts are read, by their place in the
+ * primary key. Newest first; `start` inclusive, `end` exclusive.
+ */
+export async function searchArtifactsByEvents(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
+  const { params } = search;
+  const conditions = [...eventScope(search, params), ...(search.source ? [`source = ${params.add(search.source, 'String')}`] : []), ...search.conditions];
+  const { rows, total, totalExact } = await queryPage(store, {
+    query: `SELECT toString(artifact_id) AS id, timestamp FROM events ${whereClause(conditions)}`,
+    params,
+    orderBy: 'timestamp DESC, artifact_id DESC',
+    page: search,
+    countLimit: search.countLimit,
+    scanWhenFew: true,
+  });
+  const page = rows as ArtifactKey[];
+  return { artifacts: await artifactsByKey(store, search.orgId, page), total, totalExact };
+}
+
+/** Where an artifact sits in the primary key: its id and timestamp (as the store writes it). */
+export interface ArtifactKey {
+  id: string;
+  timestamp: string;
+}
+
+/** The artifacts at these keys, in the order given, read through the primary key. */
+export async function artifactsByKey(store: Store, orgId: string, keys: ArtifactKey[]): Promise<Artifact[]> {
+  if (keys.length === 0) return [];
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM artifacts
+            WHERE org_id = {org:String} AND timestamp IN {times:Array(DateTime64(3))} AND id IN {ids:Array(UUID)}`,
+    query_params: { org: orgId, times: [...new Set(keys.map((k) => k.timestamp))], ids: keys.map((k) => k.id) },
+    format: 'JSONEachRow',
+  });
+  const byId = new Map((await result.json()).map(fromRow).map((a) => [a.id, a]));
+  return keys.flatMap((k) => byId.get(k.id) ?? []);
 }

@@ -3,6 +3,17 @@ import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
 import type { SqlParams } from '../sql.js';
 
+/**
+ * What some value of a field must pass (compiled by query/to-sql.ts):
+ * `lambda`, a SQL expression of the variable `v`, or null for "the field has
+ * a value"; for an equality test also the ASCII-lowered value, which an
+ * index may look up.
+ */
+export interface FieldTest {
+  lambda: string | null;
+  equals?: string;
+}
+
 export type EventFieldValue = string | number | boolean | (string | number)[];
 
 export interface EventRow {
@@ -39,19 +50,82 @@ export async function insertEvents(store: Store, events: EventRow[]): Promise<vo
 }
 
 /**
+ * Fields analysts filter on most, each also kept in a column of its own
+ * (migration 008, MATERIALIZED from the map at insert): a test on one reads
+ * that column, not the whole map, which is what keeps CIDR, range and
+ * wildcard searches fast over millions of events. Other fields are read from
+ * the map. Adding one is a migration plus an entry here.
+ */
+export const PROMOTED_FIELDS: Record<string, string> = {
+  'source.ip': 'f_source_ip',
+  'source.port': 'f_source_port',
+  'destination.ip': 'f_destination_ip',
+  'destination.port': 'f_destination_port',
+  'user.name': 'f_user_name',
+  'host.hostname': 'f_host_hostname',
+  'process.name': 'f_process_name',
+  'service.name': 'f_service_name',
+  'event.action': 'f_event_action',
+  'event.category': 'f_event_category',
+  'event.outcome': 'f_event_outcome',
+  'event.dataset': 'f_event_dataset',
+  'network.transport': 'f_network_transport',
+  'url.original': 'f_url_original',
+  'url.path': 'f_url_path',
+  'url.domain': 'f_url_domain',
+  'http.request.method': 'f_http_request_method',
+  'http.response.status_code': 'f_http_response_status_code',
+  'user_agent.original': 'f_user_agent_original',
+  'dns.question.name': 'f_dns_question_name',
+  'rule.name': 'f_rule_name',
+};
+
+/** The values of `field` in an events row (an Array(String) expression): its own column when promoted, else from the map. */
+export function eventFieldValues(field: string, params: SqlParams): string {
+  return PROMOTED_FIELDS[field] ?? `fields[${params.add(field, 'String')}]`;
+}
+
+/** Promoted fields with a bloom filter of their lower-cased values (migration 009): equality finds the few granules holding a value. */
+const LOOKED_UP_FIELDS = new Set(['source.ip', 'destination.ip', 'user.name', 'host.hostname', 'url.domain', 'dns.question.name']);
+
+/**
+ * The condition on one events row that some value of `field` passes the
+ * test (multi-valued fields pass when any value does).
+ */
+export function eventFieldCondition(field: string, test: FieldTest, params: SqlParams): string {
+  const values = eventFieldValues(field, params);
+  if (test.equals !== undefined && LOOKED_UP_FIELDS.has(field)) {
+    // The same test as lower(v) = value, written as the index expression so the bloom filter applies.
+    return `has(arrayMap(v -> lower(v), ${values}), ${params.add(test.equals, 'String')})`;
+  }
+  return test.lambda === null ? `notEmpty(${values})` : `arrayExists(v -> ${test.lambda}, ${values})`;
+}
+
+export interface EventScope {
+  orgId: string;
+  start?: string;
+  end?: string;
+}
+
+/** Conditions on the events table for an organization and a time range [start, end). */
+export function eventScope(scope: EventScope, params: SqlParams): string[] {
+  const conditions = [`org_id = ${params.add(scope.orgId, 'String')}`];
+  if (scope.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(scope.start), 'DateTime64(3)')}`);
+  if (scope.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(scope.end), 'DateTime64(3)')}`);
+  return conditions;
+}
+
+/**
  * Conditions on artifacts (column `id`) that their parsed event has a value
- * of a field passing a test: `valueTest` is a SQL expression of the lambda
- * variable `v` (one value of the field; multi-valued fields pass when any
- * value does), or null for "the field has a value". Scoped to the
+ * of a field passing a test (see eventFieldCondition), scoped to the
  * organization and the time range searched.
  */
-export function eventFieldSubquery(scope: { orgId: string; start?: string; end?: string }) {
-  return (field: string, valueTest: string | null, params: SqlParams): string => {
-    const conditions = [`org_id = ${params.add(scope.orgId, 'String')}`];
-    if (scope.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(scope.start), 'DateTime64(3)')}`);
-    if (scope.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(scope.end), 'DateTime64(3)')}`);
-    const values = `fields[${params.add(field, 'String')}]`;
-    conditions.push(valueTest === null ? `length(${values}) > 0` : `arrayExists(v -> ${valueTest}, ${values})`);
+export function eventFieldSubquery(scope: EventScope) {
+  return (field: string, test: FieldTest, params: SqlParams, within?: string): string => {
+    const conditions = [...eventScope(scope, params)];
+    // Only events of artifacts the rest of the query keeps (the same scope: an event carries its artifact's timestamp).
+    if (within) conditions.push(`artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${within})`].join(' AND ')})`);
+    conditions.push(eventFieldCondition(field, test, params));
     return `id IN (SELECT artifact_id FROM events WHERE ${conditions.join(' AND ')})`;
   };
 }

@@ -5,8 +5,10 @@
 // the way pipeline/leads/evaluate.ts counts them: tumbling, aligned to the
 // epoch in event time, per value of the group field (events without it do
 // not count towards a lead).
-import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { toClickHouseTime, type Store } from '../client.js';
 import type { SqlParams } from '../sql.js';
+import { artifactsByKey, type ArtifactKey } from './artifacts.js';
+import { eventFieldValues } from './events.js';
 
 export interface RuleTrial {
   orgId: string;
@@ -14,15 +16,21 @@ export interface RuleTrial {
   end: string;
   /** Only artifacts of this source (the rule's `source` condition). */
   source?: string;
-  /** SQL conditions on the artifacts table (columns id, raw, source), parameters in `params`: the rule's pattern, and each part of a sequence. */
-  match: string;
-  parts?: string[];
+  /** The rule's pattern, and each part of a sequence, as SQL conditions (parameters in `params`). */
+  match: TrialCondition;
+  parts?: TrialCondition[];
   params: SqlParams;
   threshold?: number;
   windowMs?: number;
   groupBy?: string;
   countDistinct?: string;
   samples: number;
+}
+
+/** A condition on events rows, or (when it tests raw text) on the artifacts table (columns id, raw, source). */
+export interface TrialCondition {
+  sql: string;
+  on: 'events' | 'artifacts';
 }
 
 export interface RuleTrialSample {
@@ -51,23 +59,24 @@ export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrial
     `timestamp < ${params.add(toClickHouseTime(trial.end), 'DateTime64(3)')}`,
     ...(trial.source ? [`source = ${params.add(trial.source, 'String')}`] : []),
   ];
-  const artifactsWhere = (condition: string) => `SELECT id FROM artifacts WHERE ${[...scope, `(${condition})`].join(' AND ')}`;
-  const matchedEvents = `${scope.join(' AND ')} AND artifact_id IN (${artifactsWhere(trial.match)})`;
+  // A test on an events row: itself, or its artifact's membership among those the condition selects.
+  const onEvent = ({ sql, on }: TrialCondition) => (on === 'events' ? `(${sql})` : `artifact_id IN (SELECT id FROM artifacts WHERE ${[...scope, `(${sql})`].join(' AND ')})`);
+  const matchedEvents = `${scope.join(' AND ')} AND ${onEvent(trial.match)}`;
 
   const windowed = trial.threshold !== undefined && trial.windowMs !== undefined;
   const group = !trial.groupBy
     ? `''`
     : trial.groupBy === 'source'
       ? 'toNullable(toString(source))'
-      : `if(notEmpty(fields[${params.add(trial.groupBy, 'String')}]), fields[${params.add(trial.groupBy, 'String')}][1], NULL)`;
+      : `if(notEmpty(${eventFieldValues(trial.groupBy, params)}), ${eventFieldValues(trial.groupBy, params)}[1], NULL)`;
   const window = windowed ? `intDiv(toUnixTimestamp64Milli(${EVENT_TIME}), ${params.add(trial.windowMs!, 'UInt64')})` : '0';
   let counted = 'count()';
   if (trial.parts?.length) {
     // Which parts of the sequence the window holds, as bits: all of them fire.
-    const bits = trial.parts.map((part, i) => `if(artifact_id IN (${artifactsWhere(part)}), ${2 ** i}, 0)`).join(' + ');
+    const bits = trial.parts.map((part, i) => `if(${onEvent(part)}, ${2 ** i}, 0)`).join(' + ');
     counted = `bitCount(groupBitOr(toUInt64(${bits})))`;
   } else if (trial.countDistinct) {
-    counted = `uniqExactArray(fields[${params.add(trial.countDistinct, 'String')}])`;
+    counted = `uniqExactArray(${eventFieldValues(trial.countDistinct, params)})`;
   }
   const threshold = windowed ? params.add(trial.threshold!, 'UInt64') : '1';
   const countsQuery = `
@@ -79,13 +88,18 @@ export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrial
     )`;
   // Without a threshold every matching event is a lead of its own.
   const leadsPerEvent = !windowed;
+  // The newest matching events, then their artifacts through the primary key.
   const samplesQuery = `
-    SELECT toString(id) AS artifact_id, timestamp, source, raw FROM artifacts
-    WHERE ${scope.join(' AND ')} AND id IN (SELECT artifact_id FROM events WHERE ${matchedEvents})
-    ORDER BY timestamp DESC LIMIT ${params.add(trial.samples, 'UInt32')}`;
+    SELECT toString(artifact_id) AS id, timestamp FROM events WHERE ${matchedEvents}
+    ORDER BY timestamp DESC, artifact_id DESC LIMIT ${params.add(trial.samples, 'UInt32')}`;
   const [counts, samples] = await Promise.all([
     store.query({ query: countsQuery, query_params: params.values, format: 'JSONEachRow' }).then((r) => r.json<{ events: string | number; leads: string | number; windows: string | number }>()),
-    store.query({ query: samplesQuery, query_params: params.values, format: 'JSONEachRow' }).then((r) => r.json<RuleTrialSample>()),
+    trial.samples === 0
+      ? []
+      : store
+          .query({ query: samplesQuery, query_params: params.values, format: 'JSONEachRow' })
+          .then((r) => r.json<ArtifactKey>())
+          .then((keys) => artifactsByKey(store, trial.orgId, keys)),
   ]);
   const row = counts[0] ?? { events: 0, leads: 0, windows: 0 };
   const events = Number(row.events);
@@ -93,6 +107,6 @@ export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrial
     events,
     leads: leadsPerEvent ? events : Number(row.leads),
     windows: leadsPerEvent ? events : Number(row.windows),
-    samples: samples.map((s) => ({ ...s, timestamp: toIsoTimestamp(s.timestamp) })),
+    samples: samples.map(({ id, timestamp, source, raw }) => ({ artifact_id: id, timestamp, source, raw })),
   };
 }
