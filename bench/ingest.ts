@@ -52,7 +52,7 @@ async function post(url: string, token: string, artifacts: unknown[]): Promise<R
 }
 
 async function total(url: string, token: string, query = ''): Promise<number> {
-  const res = await fetch(`${url}/api/v1/artifacts?limit=1${query}`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${url}/api/v1/artifacts?limit=1&exact_total=true${query}`, { headers: { authorization: `Bearer ${token}` } });
   return ((await res.json()) as { data: { total: number } }).data.total;
 }
 

@@ -152,8 +152,9 @@ export const artifactRoutes = [
         params,
         limit: query.limit,
         offset: query.offset,
-        // Words and phrases are counted from the text index, exactly and fast; a search without them stops counting at the limit.
-        countLimit: query.exact_total || (!fromEvents && hasTextTerm(tree)) ? undefined : COUNTED_MATCHES,
+        // Without a query the count comes from the primary key, and words and phrases are counted from the text
+        // index, both exactly and fast; other searches scan what they count, and stop at the limit.
+        countLimit: query.exact_total || tree.kind === 'all' || (!fromEvents && hasTextTerm(tree)) ? undefined : COUNTED_MATCHES,
       });
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
