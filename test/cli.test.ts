@@ -7,6 +7,7 @@ import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './services/process.js';
 import { eventually } from './helpers/buses.js';
+import { sigmaSampleDir } from './helpers/samples.js';
 
 const BIN = path.join(import.meta.dirname, '..', 'bin', 'cairn.mjs');
 const SECRET = 'cli-test-secret-cli-test-secret-cli-test-secret';
@@ -195,7 +196,7 @@ describe('cairn command', () => {
     const dataDir = tempDir();
     const server = await startCairn({ CAIRN_DATA_DIR: dataDir });
     const env = { CAIRN_DATA_DIR: dataDir, PORT: new URL(server.url).port };
-    const rules = path.join(import.meta.dirname, '..', '..', 'shared', 'data', 'sigma', 'rules');
+    const rules = path.join(sigmaSampleDir(), 'rules');
     const files = fs.readdirSync(rules, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yml')).length;
     const first = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [BIN, 'rules', 'import', rules, '--disabled'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });

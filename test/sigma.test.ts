@@ -10,8 +10,9 @@ import { parse } from 'yaml';
 import { startTestApi, type TestApi } from './helpers/api.js';
 import { eventually } from './helpers/buses.js';
 import { ALL_STAGES, drained, get, orgOf } from './helpers/pipeline.js';
+import { sigmaSampleDir } from './helpers/samples.js';
 
-const SIGMA_DIR = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'sigma');
+const SIGMA_DIR = sigmaSampleDir();
 const LINES = parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'sigma-lines.yml'), 'utf8')) as { rule: string; source: string; hit: string[]; miss: string[] }[];
 
 interface ImportOutcome {
@@ -139,6 +140,23 @@ describe('Sigma rules through the API, embedded', () => {
     const stored = await get<{ conditions: unknown; tags: string[]; origin: { id: string } }>(api, token, `/api/v1/lead-rules/${ruleId}`);
     expect(stored.origin.id).toBe(sigmaId);
     expect((await api.request('GET', `/api/v1/lead-rules/${ruleId}?format=xml`, { token })).status).toBe(400);
+  });
+
+  it('answers field-only searches from the parsed events: the same artifacts, newest first, an exact total', async () => {
+    const f5 = LINES.find((e) => e.rule.endsWith('web_f5_tm_utility_bash_api_request.yml'))!;
+    const byAddress = await get<{ artifacts: { raw: string }[]; total: number; total_exact: boolean }>(api, token, `/api/v1/artifacts?query=${encodeURIComponent('source.ip:198.51.100.20 AND http.request.method:(POST OR GET)')}`);
+    expect(byAddress).toMatchObject({ total: 2, total_exact: true });
+    expect(new Set(byAddress.artifacts.map((a) => a.raw))).toEqual(new Set([...f5.hit, ...f5.miss]));
+    const network = await get<{ total: number }>(api, token, `/api/v1/artifacts?exact_total=true&query=${encodeURIComponent('source.ip:198.51.100.0/24 AND http.response.status_code>=400')}`);
+    const expected = LINES.filter((e) => e.source === 'nginx')
+      .flatMap((e) => [...e.hit, ...e.miss])
+      .filter((l) => l.startsWith('198.51.100.') && Number(/" (\d{3}) /.exec(l)?.[1]) >= 400).length;
+    expect(network.total).toBe(expected);
+    // A field test beside a word: the word bounds the field subquery, the answer is the same.
+    const sqli = LINES.find((e) => e.rule.endsWith('web_sql_injection_in_access_logs.yml'))!;
+    const mixed = await get<{ artifacts: { raw: string }[] }>(api, token, `/api/v1/artifacts?query=${encodeURIComponent('http.response.status_code:404 AND item')}`);
+    expect(mixed.artifacts.map((a) => a.raw)).toEqual([sqli.miss[0]]);
+    expect((await api.request('GET', '/api/v1/artifacts?exact_total=yes', { token })).status).toBe(400);
   });
 
   it('answers 400 with the reason to a body that is not Sigma, and 403 without signals:manage', async () => {

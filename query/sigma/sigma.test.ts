@@ -7,8 +7,9 @@ import { parseQuery } from '../parse.js';
 import { ignoreAsciiCase } from '../regex.js';
 import { convertSigma, type RuleDraft, type SigmaResult } from './convert.js';
 import { toSigma } from './export.js';
+import { sigmaSampleDir } from '../../test/helpers/samples.js';
 
-const SAMPLE_RULES = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'sigma');
+const SAMPLE_RULES = sigmaSampleDir();
 
 function draftOf(result: SigmaResult | undefined): RuleDraft {
   if (result?.status !== 'imported') throw new Error(`not imported: ${JSON.stringify(result)}`);

@@ -172,6 +172,7 @@ describe.each(['embedded', 'distributed'] as const)('artifacts API, %s', (mode) 
     });
 
     it.each([
+      ['exact_total=yes', /exact_total: must be true or false/],
       ['limit=1001', /limit must be at most 1000/],
       ['start=yesterday', /start: must be an ISO 8601 timestamp/],
       ['start=2026-11-23T00:00:00Z&end=2026-11-22T00:00:00Z', /start must not be after end/],
