@@ -20,6 +20,18 @@ function cairn(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
 }
 
+/** `cairn <args>` without blocking the event loop, for commands that talk to a server the test started. */
+function cairnAsync(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 const running: ChildProcess[] = [];
 afterEach(async () => {
   for (const child of running.splice(0)) {
@@ -169,16 +181,7 @@ describe('cairn command', () => {
     fs.writeFileSync(file, [...lines, '', 'x'.repeat(300_000)].join('\n'));
 
     const port = new URL(server.url).port;
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'ingest', file, '--source', 'auth', '--batch-size', '300'], {
-        env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', CAIRN_DATA_DIR: dataDir, PORT: port },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+    const result = await cairnAsync(['ingest', file, '--source', 'auth', '--batch-size', '300'], { CAIRN_DATA_DIR: dataDir, PORT: port });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${lines.length + 1} lines in [\\d.]+ s: ${lines.length} accepted, 1 rejected`));
     expect(result.stdout).toMatch(new RegExp(`line ${lines.length + 2}: raw must be at most 262144 bytes`));
@@ -198,26 +201,14 @@ describe('cairn command', () => {
     const env = { CAIRN_DATA_DIR: dataDir, PORT: new URL(server.url).port };
     const rules = path.join(sigmaSampleDir(), 'rules');
     const files = fs.readdirSync(rules, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yml')).length;
-    const first = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'rules', 'import', rules, '--disabled'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+    const first = await cairnAsync(['rules', 'import', rules, '--disabled'], env);
     expect(first.code, first.stderr).toBe(0);
     const summary = new RegExp(`^${files} file\\(s\\), ${files} rule\\(s\\): (\\d+) created, 0 updated, (\\d+) skipped`).exec(first.stdout);
     expect(summary, first.stdout).not.toBeNull();
     expect(Number(summary![1]) + Number(summary![2])).toBe(files);
     expect(first.stdout).toMatch(/skipped ".+": log source .* is not mapped/);
 
-    const again = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'rules', 'import', path.join(rules, 'linux')], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', ...env } });
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout }));
-    });
+    const again = await cairnAsync(['rules', 'import', path.join(rules, 'linux')], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/: 0 created, \d+ updated, 0 skipped/);
 

@@ -6,8 +6,7 @@ import { searchArtifacts, searchArtifactsByEvents } from '../../clickhouse/table
 import { publish } from '../../pipeline/bus/consume.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { walk, type QueryNode } from '../../query/ast.js';
-import { answerableFromEvents, toSqlCondition } from '../../query/to-sql.js';
-import { eventFieldCondition, eventFieldSubquery } from '../../clickhouse/tables/events.js';
+import { storeCondition, type StoreCondition } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
@@ -128,27 +127,23 @@ export const artifactRoutes = [
     }),
     async handler({ query, auth, deps }) {
       const params = new SqlParams();
-      let condition: string | null = null;
-      let fromEvents = false;
-      let tree: QueryNode = { kind: 'all' };
+      let tree: QueryNode;
+      let compiled: StoreCondition;
       try {
         tree = parseQuery(query.query ?? '');
-        // Field-only queries are answered from the events table (query/to-sql.ts answerableFromEvents).
-        fromEvents = answerableFromEvents(tree);
-        const target = fromEvents
-          ? { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }
-          : { textColumn: 'raw', fieldSubquery: eventFieldSubquery({ orgId: auth.orgId, start: query.start, end: query.end }) };
-        condition = toSqlCondition(tree, target, params);
+        compiled = storeCondition(tree, { orgId: auth.orgId, start: query.start, end: query.end }, params);
       } catch (err) {
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
+      // Field-only queries are answered from the events table (query/to-sql.ts answerableFromEvents).
+      const fromEvents = compiled.on === 'events';
       const { artifacts, total, totalExact } = await (fromEvents ? searchArtifactsByEvents : searchArtifacts)(deps.store, {
         orgId: auth.orgId,
         source: query.source,
         start: query.start,
         end: query.end,
-        conditions: condition ? [condition] : [],
+        conditions: compiled.sql ? [compiled.sql] : [],
         params,
         limit: query.limit,
         offset: query.offset,

@@ -6,17 +6,16 @@ import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, getLeadRules, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, saveLeadRules, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { tryRule, type TrialCondition } from '../../clickhouse/tables/rule-trial.js';
-import { eventFieldCondition, eventFieldSubquery } from '../../clickhouse/tables/events.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { convertSigma } from '../../query/sigma/convert.js';
 import { NotExpressible, toSigma } from '../../query/sigma/export.js';
-import { answerableFromEvents, toSqlCondition } from '../../query/to-sql.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
+import { storeCondition } from '../search-sql.js';
 import { announceChange } from '../../pipeline/state/index.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
@@ -163,11 +162,10 @@ const TrialResult = z.object({
   took_ms: z.number().int(),
 });
 
-/** A rule's pattern as SQL sharing `params`: on events rows when it tests only fields, else on the artifacts table. */
+/** A rule's pattern as SQL sharing `params`, as search would run it. */
 function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): TrialCondition {
-  const tree = parseQuery(pattern);
-  if (answerableFromEvents(tree)) return { on: 'events', sql: toSqlCondition(tree, { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }, params) ?? '1' };
-  return { on: 'artifacts', sql: toSqlCondition(tree, { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) ?? '1' };
+  const { on, sql } = storeCondition(parseQuery(pattern), scope, params);
+  return { on, sql: sql ?? '1' };
 }
 
 async function findRule(store: Store, orgId: string, id: string): Promise<LeadRule> {

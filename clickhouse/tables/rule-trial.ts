@@ -5,10 +5,10 @@
 // the way pipeline/leads/evaluate.ts counts them: tumbling, aligned to the
 // epoch in event time, per value of the group field (events without it do
 // not count towards a lead).
-import { toClickHouseTime, type Store } from '../client.js';
+import type { Store } from '../client.js';
 import type { SqlParams } from '../sql.js';
 import { artifactsByKey, type ArtifactKey } from './artifacts.js';
-import { eventFieldValues } from './events.js';
+import { eventFieldValues, eventScope } from './events.js';
 
 export interface RuleTrial {
   orgId: string;
@@ -53,22 +53,15 @@ const EVENT_TIME = `if(event_time IS NOT NULL AND event_time <= now64(3) + INTER
 
 export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrialResult> {
   const { params } = trial;
-  const scope = [
-    `org_id = ${params.add(trial.orgId, 'String')}`,
-    `timestamp >= ${params.add(toClickHouseTime(trial.start), 'DateTime64(3)')}`,
-    `timestamp < ${params.add(toClickHouseTime(trial.end), 'DateTime64(3)')}`,
-    ...(trial.source ? [`source = ${params.add(trial.source, 'String')}`] : []),
-  ];
+  // The same scope on both tables: an event carries its artifact's organization, source and timestamp.
+  const scope = [...eventScope(trial, params), ...(trial.source ? [`source = ${params.add(trial.source, 'String')}`] : [])];
   // A test on an events row: itself, or its artifact's membership among those the condition selects.
   const onEvent = ({ sql, on }: TrialCondition) => (on === 'events' ? `(${sql})` : `artifact_id IN (SELECT id FROM artifacts WHERE ${[...scope, `(${sql})`].join(' AND ')})`);
   const matchedEvents = `${scope.join(' AND ')} AND ${onEvent(trial.match)}`;
 
   const windowed = trial.threshold !== undefined && trial.windowMs !== undefined;
-  const group = !trial.groupBy
-    ? `''`
-    : trial.groupBy === 'source'
-      ? 'toNullable(toString(source))'
-      : `if(notEmpty(${eventFieldValues(trial.groupBy, params)}), ${eventFieldValues(trial.groupBy, params)}[1], NULL)`;
+  const groupValues = trial.groupBy && trial.groupBy !== 'source' ? eventFieldValues(trial.groupBy, params) : '';
+  const group = !trial.groupBy ? `''` : trial.groupBy === 'source' ? 'toNullable(toString(source))' : `if(notEmpty(${groupValues}), ${groupValues}[1], NULL)`;
   const window = windowed ? `intDiv(toUnixTimestamp64Milli(${EVENT_TIME}), ${params.add(trial.windowMs!, 'UInt64')})` : '0';
   let counted = 'count()';
   if (trial.parts?.length) {

@@ -244,22 +244,17 @@ function parseCondition(condition: string, selections: Map<string, QueryNode>): 
     return selection;
   };
   const notExpr = (): QueryNode => (peek() === 'not' ? (i++, { kind: 'not', child: notExpr() }) : primary());
-  const andExpr = (): QueryNode => {
-    const children = [notExpr()];
-    while (peek() === 'and') {
+  /** Operands joined by `op` (left to right), combined into one node. */
+  const joined = (op: 'and' | 'or', operand: () => QueryNode): QueryNode => {
+    const children = [operand()];
+    while (peek() === op) {
       i++;
-      children.push(notExpr());
+      children.push(operand());
     }
-    return and(children);
+    return op === 'and' ? and(children) : or(children);
   };
-  const orExpr = (): QueryNode => {
-    const children = [andExpr()];
-    while (peek() === 'or') {
-      i++;
-      children.push(andExpr());
-    }
-    return or(children);
-  };
+  const andExpr = (): QueryNode => joined('and', notExpr);
+  const orExpr = (): QueryNode => joined('or', andExpr);
   const node = orExpr();
   if (i < tokens.length) throw new Unsupported(`unexpected "${tokens[i]}" in the condition`);
   return node;
