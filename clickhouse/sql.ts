@@ -36,9 +36,24 @@ export interface PagedQuery {
   scanWhenFew?: boolean;
 }
 
-/** Runs a SELECT whose values are in `params`, rows as JSON objects. */
+/**
+ * The query with its own SETTINGS clause. Settings given to the client apply
+ * to the session, and the embedded engine has one session: there they would
+ * stay for every later query (an optimize_read_in_order = 0 for one search
+ * made the next ones sort everything). A SETTINGS clause ends with its query.
+ */
+function withSettings(query: string, settings: Record<string, string | number> | undefined): string {
+  const entries = Object.entries(settings ?? {});
+  if (entries.length === 0) return query;
+  for (const [name, value] of entries) {
+    if (!/^[a-z_]+$/.test(name) || !/^[\w.]+$/.test(String(value))) throw new Error(`not a plain setting: ${name} = ${value}`);
+  }
+  return `${query} SETTINGS ${entries.map(([name, value]) => `${name} = ${typeof value === 'number' ? value : `'${value}'`}`).join(', ')}`;
+}
+
+/** Runs a SELECT whose values are in `params`, rows as JSON objects; `settings` hold for this query only. */
 export async function queryRows(store: Store, query: string, params: SqlParams, settings?: Record<string, string | number>): Promise<unknown[]> {
-  const result = await store.query({ query, query_params: params.values, format: 'JSONEachRow', clickhouse_settings: settings });
+  const result = await store.query({ query: withSettings(query, settings), query_params: params.values, format: 'JSONEachRow' });
   return result.json();
 }
 

@@ -56,12 +56,17 @@ export function answerableFromEvents(node: QueryNode): boolean {
   return noText(node) && needsEvent(node);
 }
 
+/** Whether a text term is one whole word, which the text index answers without reading the raw text. */
+export function isIndexWord(value: string, phrase: boolean): boolean {
+  const words = tokenize(value);
+  return !phrase && words.length === 1 && asciiLower(words[0]!) === asciiLower(value);
+}
+
 export function textCondition(column: string, value: string, phrase: boolean, params: SqlParams): string {
   const words = tokenize(value).map(asciiLower);
   const conditions: string[] = [];
   if (words.length > 0) conditions.push(`hasAllTokens(lower(${column}), ${params.add([...new Set(words)], 'Array(String)')})`);
-  const exactWord = !phrase && words.length === 1 && words[0] === asciiLower(value);
-  if (!exactWord) conditions.push(`positionCaseInsensitive(${column}, ${params.add(value, 'String')}) > 0`);
+  if (!isIndexWord(value, phrase)) conditions.push(`positionCaseInsensitive(${column}, ${params.add(value, 'String')}) > 0`);
   return conditions.join(' AND ');
 }
 

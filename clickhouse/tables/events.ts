@@ -89,6 +89,18 @@ export function eventFieldValues(field: string, params: SqlParams): string {
 const LOOKED_UP_FIELDS = new Set(['source.ip', 'destination.ip', 'user.name', 'host.hostname', 'url.domain', 'dns.question.name']);
 
 /**
+ * Every (field, lower-cased value) pair of an events row, as the text index
+ * of migration 010 holds them; the expression must stay the same as there.
+ */
+const FIELD_VALUE_PAIRS =
+  "arrayFlatten(arrayMap((k, vs) -> arrayMap(v -> concat(toString(length(k)), ':', k, '=', lower(v)), vs), mapKeys(fields), mapValues(fields)))";
+
+/** A pair as FIELD_VALUE_PAIRS writes it (ClickHouse's length() counts bytes). */
+function fieldValuePair(field: string, lowerValue: string): string {
+  return `${Buffer.byteLength(field)}:${field}=${lowerValue}`;
+}
+
+/**
  * The condition on one events row that some value of `field` passes the
  * test (multi-valued fields pass when any value does).
  */
@@ -97,6 +109,10 @@ export function eventFieldCondition(field: string, test: FieldTest, params: SqlP
   if (test.equals !== undefined && LOOKED_UP_FIELDS.has(field)) {
     // The same test as lower(v) = value, written as the index expression so the bloom filter applies.
     return `has(arrayMap(v -> lower(v), ${values}), ${params.add(test.equals, 'String')})`;
+  }
+  if (test.equals !== undefined && !(field in PROMOTED_FIELDS)) {
+    // The same test again, as a lookup in the text index of every pair (migration 010): no map is read.
+    return `has(${FIELD_VALUE_PAIRS}, ${params.add(fieldValuePair(field, test.equals), 'String')})`;
   }
   return test.lambda === null ? `notEmpty(${values})` : `arrayExists(v -> ${test.lambda}, ${values})`;
 }
