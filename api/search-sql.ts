@@ -3,9 +3,9 @@
 // with field tests as events subqueries. Search and rule tests both compile
 // through here, so they choose the same way.
 import type { SqlParams } from '../clickhouse/sql.js';
-import { eventFieldCondition, eventFieldSubquery, type EventScope } from '../clickhouse/tables/events.js';
+import { artifactTextSubquery, eventFieldCondition, eventFieldSubquery, type EventScope } from '../clickhouse/tables/events.js';
 import type { QueryNode } from '../query/ast.js';
-import { answerableFromEvents, toSqlCondition } from '../query/to-sql.js';
+import { answerableFromEvents, toSqlCondition, type SqlTarget } from '../query/to-sql.js';
 
 export interface StoreCondition {
   /** null for the empty query (every row). */
@@ -14,6 +14,11 @@ export interface StoreCondition {
 }
 
 export function storeCondition(tree: QueryNode, scope: EventScope, params: SqlParams): StoreCondition {
-  if (answerableFromEvents(tree)) return { on: 'events', sql: toSqlCondition(tree, { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }, params) };
+  if (answerableFromEvents(tree)) return { on: 'events', sql: toSqlCondition(tree, eventsTarget(scope), params) };
   return { on: 'artifacts', sql: toSqlCondition(tree, { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) };
+}
+
+/** Events rows as a query's target: fields in their columns, text through the artifacts in the same scope. */
+export function eventsTarget(scope: EventScope): SqlTarget {
+  return { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition, throughArtifacts: artifactTextSubquery(scope) };
 }

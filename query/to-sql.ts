@@ -22,6 +22,12 @@ export type FieldSubquery = (field: string, test: FieldTest, params: SqlParams, 
 export interface SqlTarget {
   /** The artifacts' raw text column, with the full-text index; absent when the rows are events (see answerableFromEvents). */
   textColumn?: string;
+  /**
+   * On events rows: a condition on the artifacts table (its text in column
+   * `raw`) as a condition on the row, `artifact_id IN (SELECT id FROM
+   * artifacts WHERE ...)`.
+   */
+  throughArtifacts?: (artifactCondition: string, params: SqlParams) => string;
   /** The column holding the artifact id: `id` on artifacts, `artifact_id` on events. */
   idColumn?: string;
   fieldSubquery: FieldSubquery;
@@ -30,14 +36,14 @@ export interface SqlTarget {
 }
 
 /**
- * Whether a query can be answered from the events table alone: it tests no
- * raw text, and no artifact without a parsed event can match it (every way
- * to satisfy it passes a field test; NOT alone does not). Such searches skip
- * the artifacts table until they fetch the page they show.
+ * Whether a query can be answered from the events table: no artifact without
+ * a parsed event can match it (every way to satisfy it passes a field test;
+ * NOT alone does not). Such searches find their count and page among events,
+ * which carry the time and the fields; their text terms become one subquery
+ * on the artifacts (SqlTarget.throughArtifacts) that keeps the events of the
+ * artifacts passing them.
  */
 export function answerableFromEvents(node: QueryNode): boolean {
-  const noText = (n: QueryNode): boolean =>
-    n.kind === 'text' || n.kind === 'text_glob' ? false : n.kind === 'and' || n.kind === 'or' ? n.children.every(noText) : n.kind === 'not' ? noText(n.child) : true;
   const needsEvent = (n: QueryNode): boolean => {
     switch (n.kind) {
       case 'and':
@@ -53,7 +59,7 @@ export function answerableFromEvents(node: QueryNode): boolean {
         return n.field !== 'source' && n.field !== 'id';
     }
   };
-  return noText(node) && needsEvent(node);
+  return needsEvent(node);
 }
 
 /** Whether a text term is one whole word, which the text index answers without reading the raw text. */
@@ -145,9 +151,11 @@ function hasEventField(node: QueryNode): boolean {
   return 'field' in node && node.field !== 'source' && node.field !== 'id';
 }
 
-function textColumnOf(target: SqlTarget): string {
-  if (!target.textColumn) throw new Error('a text test on a target without raw text: check answerableFromEvents first');
-  return target.textColumn;
+/** A test of the raw text alone, on whichever rows the target has. */
+function textTest(target: SqlTarget, params: SqlParams, test: (column: string) => string): string {
+  if (target.textColumn) return test(target.textColumn);
+  if (!target.throughArtifacts) throw new Error('a text test on a target without raw text');
+  return target.throughArtifacts(test('raw'), params);
 }
 
 function compile(node: QueryNode, target: SqlTarget, params: SqlParams): string {
@@ -155,12 +163,17 @@ function compile(node: QueryNode, target: SqlTarget, params: SqlParams): string 
     case 'all':
       return '1';
     case 'text':
-      return textCondition(textColumnOf(target), node.value, node.phrase, params);
+      return textTest(target, params, (column) => textCondition(column, node.value, node.phrase, params));
     case 'text_glob':
-      return textGlobCondition(textColumnOf(target), node.pattern, params);
+      return textTest(target, params, (column) => textGlobCondition(column, node.pattern, params));
     case 'and': {
-      // Text beside field tests bounds them: compile the text first, then the field tests within it.
       const text = node.children.filter((c) => !hasEventField(c));
+      if (!target.textColumn && target.throughArtifacts && text.length > 1) {
+        // On events rows, the text tests of an AND read the artifacts once, together.
+        const textSql = textTest(target, params, (column) => text.map((c) => `(${compile(c, { ...target, textColumn: column }, params)})`).join(' AND '));
+        return [textSql, ...node.children.filter(hasEventField).map((c) => `(${compile(c, target, params)})`)].join(' AND ');
+      }
+      // Text beside field tests bounds them: compile the text first, then the field tests within it.
       if (!target.textColumn || text.length === 0 || text.length === node.children.length) return node.children.map((c) => `(${compile(c, target, params)})`).join(' AND ');
       const textSql = text.map((c) => `(${compile(c, target, params)})`).join(' AND ');
       const within = target.within ? `(${target.within}) AND ${textSql}` : textSql;

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, toClickHouseTime, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
 import { SqlParams } from '../clickhouse/sql.js';
-import { eventFieldCondition, eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
+import { eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
+import { eventsTarget } from '../api/search-sql.js';
 import type { QueryNode } from '../query/ast.js';
 import { compileMatcher, PreparedTarget, type MatchTarget } from '../query/match.js';
 import { parseQuery } from '../query/parse.js';
@@ -130,10 +131,10 @@ describe('query back ends', () => {
       });
       const rows = await result.json<{ id: string; hits: number[] }>();
       expect(rows).toHaveLength(targets.length);
-      // Field-only queries are answered from the events table in search: the same conditions, compiled for events rows.
+      // Queries that need a parsed event are answered from the events table in search: the same tree, compiled for events rows.
       const fromEvents = trees.map((tree) => answerableFromEvents(tree));
       const eventParams = new SqlParams();
-      const eventConditions = trees.map((tree, q) => (fromEvents[q] ? toSqlCondition(tree, { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition }, eventParams) ?? '1' : '0'));
+      const eventConditions = trees.map((tree, q) => (fromEvents[q] ? toSqlCondition(tree, eventsTarget({ orgId: ORG }), eventParams) ?? '1' : '0'));
       const eventRows = await (
         await store.query({
           query: `SELECT toString(artifact_id) AS id, [${eventConditions.map((c) => `toUInt8(${c})`).join(', ')}] AS hits FROM events WHERE org_id = ${eventParams.add(ORG, 'String')} ORDER BY id`,

@@ -142,7 +142,7 @@ export const artifactRoutes = [
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
-      // Field-only queries are answered from the events table (query/to-sql.ts answerableFromEvents).
+      // Queries every match of which needs a parsed event are answered from the events table (query/to-sql.ts answerableFromEvents).
       const fromEvents = compiled.on === 'events';
       const { artifacts, total, totalExact } = await (fromEvents ? searchArtifactsByEvents : searchArtifacts)(deps.store, {
         orgId: auth.orgId,

@@ -111,8 +111,9 @@ export async function searchArtifacts(store: Store, search: ArtifactSearch): Pro
 
 /**
  * The same search answered from the events table: `conditions` are on events
- * rows (query/to-sql.ts answerableFromEvents), so the count and the page are
- * found there, and only the page's artifacts are read, by their place in the
+ * rows (query/to-sql.ts answerableFromEvents; their text terms a subquery on
+ * the artifacts), so the count and the page are found there, and only the
+ * page's artifacts are read, by their place in the
  * primary key. Newest first; `start` inclusive, `end` exclusive.
  */
 export async function searchArtifactsByEvents(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {

@@ -145,3 +145,9 @@ export function eventFieldSubquery(scope: EventScope) {
     return `id IN (SELECT artifact_id FROM events WHERE ${conditions.join(' AND ')})`;
   };
 }
+
+/** On events rows: that their artifact, in the same scope, passes a condition on the artifacts table. */
+export function artifactTextSubquery(scope: EventScope) {
+  return (artifactCondition: string, params: SqlParams): string =>
+    `artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${artifactCondition})`].join(' AND ')})`;
+}
