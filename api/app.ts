@@ -17,6 +17,7 @@ import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
 import { artifactsRaw } from '../topics/index.js';
+import { consumersOf } from '../pipeline/stages.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 
@@ -83,7 +84,7 @@ const boundedNesting: Middleware = async (ctx, next) => {
 
 export function createApp(runtime: ApiRuntime): Koa {
   if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
-  const deps: ApiDeps = { ...runtime, ingestGate: new IngestGate(runtime.bus, artifactsRaw, runtime.config.ingestMaxLag) };
+  const deps: ApiDeps = { ...runtime, ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), runtime.config.ingestMaxLag) };
   const app = new Koa({ proxy: true });
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, allRoutes(), {

@@ -2,7 +2,6 @@
 // `maxLag` messages behind, ingest answers 429 with Retry-After instead of
 // queueing without bound. Lag is read from the bus at most once a second.
 import type { Bus } from '../pipeline/bus/index.js';
-import type { TopicDef } from '../topics/index.js';
 import { HttpError } from './http-error.js';
 
 export const RETRY_AFTER_SECONDS = 5;
@@ -14,7 +13,9 @@ export class IngestGate {
 
   constructor(
     private readonly bus: Bus,
-    private readonly topic: Pick<TopicDef, 'name' | 'consumers'>,
+    private readonly topic: string,
+    /** The consumer groups reading the topic in the running topology. */
+    private readonly groups: readonly string[],
     private readonly maxLag: number,
   ) {}
 
@@ -24,8 +25,8 @@ export class IngestGate {
     this.reading ??= (async () => {
       try {
         let worst = { lag: 0, group: '' };
-        for (const group of this.topic.consumers) {
-          const lag = await this.bus.lag(group, this.topic.name);
+        for (const group of this.groups) {
+          const lag = await this.bus.lag(group, this.topic);
           if (lag > worst.lag) worst = { lag, group };
         }
         this.cached = { ...worst, at: Date.now() };

@@ -6,9 +6,8 @@ import { migrate } from '../clickhouse/migrate.js';
 import { applyRetention } from '../clickhouse/retention.js';
 import type { Logger } from '../lib/logger.js';
 import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js';
-import { findStage, STAGES } from '../pipeline/stages.js';
+import { findStage, STAGES, topicSpecs } from '../pipeline/stages.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
-import { topicSpecs } from '../topics/index.js';
 
 export interface Runtime {
   config: Config;
@@ -26,9 +25,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const retained = await applyRetention(store, config.artifactRetentionDays);
   if (retained.length > 0) logger.info({ days: config.artifactRetentionDays, tables: retained }, 'retention changed');
   const bus = await createBus(config, logger);
-  await bus.ensureTopics(topicSpecs());
+  await bus.ensureTopics(topicSpecs(config.pipeline.topology));
   const state = await createHotState(config);
-  logger.info({ store: config.clickhouse.url ?? 'embedded chdb', bus: bus.kind, state: config.redisUrl ? 'redis' : 'local' }, 'runtime ready');
+  logger.info({ store: config.clickhouse.url ?? 'embedded chdb', bus: bus.kind, state: config.redisUrl ? 'redis' : 'local', topology: config.pipeline.topology }, 'runtime ready');
   return {
     config,
     logger,

@@ -1,5 +1,6 @@
 // The one place that reads process.env. Every variable is parsed by zod at
 // start; a bad value stops the process with a message naming the variable.
+import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
@@ -12,6 +13,13 @@ function optional<T extends z.ZodType>(schema: T) {
 }
 
 /** The default goes through the schema too, so a default list is parsed like a set one. */
+/** Pipeline topologies (pipeline/stages.ts says what each runs). */
+export const TOPOLOGIES = ['fused', 'staged'] as const;
+export type Topology = (typeof TOPOLOGIES)[number];
+
+/** Analysis worker threads: one per core beyond the main thread's (the main thread and the embedded engine keep one busy). */
+const DEFAULT_WORKERS = Math.max(1, os.availableParallelism() - 1);
+
 function withDefault<T extends z.ZodType>(schema: T, fallback: z.input<T>) {
   return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.prefault(fallback as never));
 }
@@ -122,6 +130,8 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_PIPELINE_TOPOLOGY: withDefault(z.enum(TOPOLOGIES), 'fused'),
+  CAIRN_PIPELINE_WORKERS: withDefault(z.coerce.number().int().min(0).max(64), DEFAULT_WORKERS),
   CAIRN_OUTBOUND_ALLOW: withDefault(outboundAllow, ''),
   CAIRN_URL: optional(url),
   CAIRN_TOKEN: optional(z.string()),
@@ -164,6 +174,10 @@ export interface Config {
     storeBatchWaitMs: number;
     /** How often the rule stage reloads lead rules. */
     ruleRefreshMs: number;
+    /** Which stages `cairn start` runs, and so which consumer groups read which topics (pipeline/stages.ts). */
+    topology: Topology;
+    /** Worker threads of the analysis stage; 0 runs its work on the main thread. */
+    workers: number;
   };
   /** How leads join incidents, and the bounds that keep an incident one story (pipeline/correlator). */
   correlation: CorrelationBounds;
@@ -241,6 +255,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       storeBatchSize: env.CAIRN_STORE_BATCH_SIZE,
       storeBatchWaitMs: env.CAIRN_STORE_BATCH_WAIT_MS,
       ruleRefreshMs: env.CAIRN_RULE_REFRESH_MS,
+      topology: env.CAIRN_PIPELINE_TOPOLOGY,
+      workers: env.CAIRN_PIPELINE_WORKERS,
     },
     correlation: {
       windowMs: env.CAIRN_CORRELATION_WINDOW,

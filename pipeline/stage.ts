@@ -18,6 +18,8 @@ export interface StageContext {
 export interface Stage {
   /** Also the consumer group name. */
   name: string;
+  /** The topic it consumes. */
+  input: string;
   description: string;
   start(ctx: StageContext): Promise<Subscription>;
 }

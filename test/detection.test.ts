@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/api.js';
 import { eventually } from './helpers/buses.js';
-import { ALL_STAGES, drained as allDrained, get as getFrom, ingestLines as ingestInto, orgOf } from './helpers/pipeline.js';
+import { ALL_STAGES, FUSED_STAGES, drained as allDrained, get as getFrom, ingestLines as ingestInto, orgOf } from './helpers/pipeline.js';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'beats', 'secure-rhel7.log');
 const RULE = {
@@ -76,14 +76,19 @@ async function ruleObservations(token: string): Promise<Observation[]> {
   return observations.filter((o) => o.rule_id !== null);
 }
 
-describe.each(['embedded', 'distributed'] as const)('lead rules on real sshd logs, %s', (mode) => {
+describe.each([
+  ['embedded', 'fused'],
+  ['embedded', 'staged'],
+  ['distributed', 'fused'],
+  ['distributed', 'staged'],
+] as const)('lead rules on real sshd logs, %s, %s stages', (mode, topology) => {
   const distributed = mode === 'distributed';
   const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter((l) => l.trim());
   const expected = expectedFirings(lines, 5);
   let token = '';
 
   beforeAll(async () => {
-    api = await startTestApi({ distributed, stages: ALL_STAGES });
+    api = await startTestApi({ distributed, stages: topology === 'fused' ? FUSED_STAGES : ALL_STAGES });
     token = api.token();
     expect((await api.request('POST', '/api/v1/lead-rules', { token, body: RULE })).status).toBe(201);
     await ingestLines(token, lines);

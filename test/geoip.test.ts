@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/api.js';
 import { eventually } from './helpers/buses.js';
-import { ALL_STAGES, drained, get, ingestLines } from './helpers/pipeline.js';
+import { FUSED_STAGES, drained, get, ingestLines } from './helpers/pipeline.js';
 
 let api: TestApi;
 
@@ -11,7 +11,7 @@ const failure = (ip: string, second: number) => `Nov 20 10:01:${String(second).p
 
 describe('GeoIP and ASN enrichment', () => {
   beforeAll(async () => {
-    api = await startTestApi({ stages: ALL_STAGES });
+    api = await startTestApi({ stages: FUSED_STAGES });
   }, 120_000);
   afterAll(async () => {
     await api?.close();

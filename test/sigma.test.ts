@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startTestApi, type TestApi } from './helpers/api.js';
 import { eventually } from './helpers/buses.js';
-import { ALL_STAGES, drained, get, orgOf } from './helpers/pipeline.js';
+import { FUSED_STAGES, drained, get, orgOf } from './helpers/pipeline.js';
 import { sigmaSampleDir } from './helpers/samples.js';
 
 const SIGMA_DIR = sigmaSampleDir();
@@ -69,7 +69,7 @@ describe('Sigma rules through the API, embedded', () => {
   const ids = new Map<string, { hit: string[]; miss: string[] }>();
 
   beforeAll(async () => {
-    api = await startTestApi({ stages: ALL_STAGES });
+    api = await startTestApi({ stages: FUSED_STAGES });
     token = api.token();
     const all = sampleRules().map((f) => fs.readFileSync(path.join(SIGMA_DIR, f), 'utf8'));
     outcomes = (await importSigma(all.join('\n---\n'))).results;
@@ -208,7 +208,7 @@ describe('Sigma rules through the API, embedded', () => {
 describe('a Sigma value_count correlation, embedded', () => {
   let api2: TestApi;
   beforeAll(async () => {
-    api2 = await startTestApi({ stages: ALL_STAGES });
+    api2 = await startTestApi({ stages: FUSED_STAGES });
   }, 60_000);
   afterAll(async () => {
     await api2?.close();

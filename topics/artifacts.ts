@@ -23,5 +23,4 @@ export const artifactsRaw = defineTopic<RawArtifact>({
   name: 'artifacts.raw',
   schema: RawArtifact,
   key: (a) => a.id ?? null,
-  consumers: ['store', 'parser'],
 });

@@ -59,12 +59,10 @@ export const artifactsParsed = defineTopic<ParsedEvent>({
   name: 'artifacts.parsed',
   schema: ParsedEvent,
   key: (e) => e.artifact_id,
-  consumers: ['enricher'],
 });
 
 export const artifactsEnriched = defineTopic<EnrichedEvent>({
   name: 'artifacts.enriched',
   schema: EnrichedEvent,
   key: (e) => e.artifact_id,
-  consumers: ['leads'],
 });

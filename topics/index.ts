@@ -11,12 +11,4 @@ export { Lead, leads } from './leads.js';
 export { SYSTEM_EVENT_TYPES, SystemEvent, systemEvents } from './system-events.js';
 export { defineTopic, dlqName, type TopicDef } from './topic.js';
 
-export const TOPICS: readonly Pick<TopicDef, 'name' | 'dlq' | 'consumers'>[] = [artifactsRaw, artifactsParsed, artifactsEnriched, leads, systemEvents];
-
-/** Every topic and its dead-letter sibling, as the bus creates them. */
-export function topicSpecs(): { name: string; consumers: readonly string[] }[] {
-  return TOPICS.flatMap((t) => [
-    { name: t.name, consumers: t.consumers },
-    { name: t.dlq, consumers: [] },
-  ]);
-}
+export const TOPICS: readonly Pick<TopicDef, 'name' | 'dlq'>[] = [artifactsRaw, artifactsParsed, artifactsEnriched, leads, systemEvents];

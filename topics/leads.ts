@@ -29,5 +29,4 @@ export const leads = defineTopic<Lead>({
   name: 'leads',
   schema: Lead,
   key: (lead) => lead.org_id,
-  consumers: ['correlator'],
 });

@@ -30,5 +30,4 @@ export const systemEvents = defineTopic<SystemEvent>({
   schema: SystemEvent,
   key: (e) => e.type,
   // The notifier stage will read it; until then the in-process log keeps it.
-  consumers: [],
 });

@@ -1,5 +1,6 @@
 // What a topic is: its name, its dead-letter sibling, the schema of its
-// messages, the partition key, and the stages that consume it.
+// messages and the partition key. Which stages read it depends on the
+// pipeline topology (pipeline/stages.ts).
 import type { z } from 'zod';
 
 export interface TopicDef<T = unknown> {
@@ -9,11 +10,6 @@ export interface TopicDef<T = unknown> {
   readonly schema: z.ZodType<T>;
   /** Partition key: messages with the same key are delivered in order. */
   readonly key: (message: T) => string | null;
-  /**
-   * Consumer groups (one per stage) that read this topic. The in-process bus
-   * keeps a log segment until every one of them has committed past it.
-   */
-  readonly consumers: readonly string[];
 }
 
 export function defineTopic<T>(def: Omit<TopicDef<T>, 'dlq'>): TopicDef<T> {

@@ -5,7 +5,7 @@ import { createApp } from '../../api/app.js';
 import { ConfigError, isEmbedded, loadConfig } from '../../config/env.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { loadGeoIp } from '../../pipeline/geoip/geoip.js';
-import { STAGES } from '../../pipeline/stages.js';
+import { STAGES, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
 import { provideEmbeddedSecrets } from '../embedded-secrets.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
 
@@ -42,8 +42,14 @@ function closeOnSignal(logger: Logger, close: () => Promise<void>): void {
   process.on('SIGTERM', onSignal);
 }
 
-async function run(kind: Kind, stageNames: string[]): Promise<void> {
+async function run(kind: Kind, stage?: string): Promise<void> {
   let config = loadConfig();
+  const { topology } = config.pipeline;
+  const stageNames = kind === 'start' ? [...TOPOLOGY_STAGES[topology]] : stage ? [stage] : [];
+  if (stage && !TOPOLOGY_STAGES[topology].includes(stage)) {
+    // Backpressure and the in-process bus's retention watch the topology's consumer groups: a stage outside it would go unwatched.
+    throw new ConfigError([`stage "${stage}" is not part of the ${topology} topology (${TOPOLOGY_STAGES[topology].join(', ')}); set CAIRN_PIPELINE_TOPOLOGY`]);
+  }
   const logger = createLogger(config.logLevel);
   if (kind !== 'worker') {
     if (!config.jwtSecret && !isEmbedded(config)) throw new ConfigError(['CAIRN_JWT_SECRET: required when cairn runs against external services']);
@@ -57,7 +63,7 @@ async function run(kind: Kind, stageNames: string[]): Promise<void> {
   }
   const runtime = await openRuntime(config, logger);
   // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
-  if (kind !== 'worker' || stageNames.includes('parser')) loadGeoIp(logger);
+  if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
   const server = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
   closeOnSignal(logger, async () => {
@@ -71,15 +77,15 @@ export function serveCommands(): Command[] {
   const stageNames = STAGES.map((s) => s.name);
   return [
     new Command('start')
-      .description('run the API and every pipeline stage in one process (the embedded default)')
-      .action(() => run('start', stageNames)),
-    new Command('api').description('run the HTTP API only').action(() => run('api', [])),
+      .description('run the API and the pipeline topology\'s stages in one process (the embedded default; CAIRN_PIPELINE_TOPOLOGY)')
+      .action(() => run('start')),
+    new Command('api').description('run the HTTP API only').action(() => run('api')),
     new Command('worker')
       .description('run one pipeline stage (one consumer group member)')
       .argument('<stage>', `the stage: ${stageNames.join(', ')}`)
       .action((stage: string, _options: unknown, command: Command) => {
         if (!stageNames.includes(stage)) command.error(`cairn: unknown stage "${stage}"; stages: ${stageNames.join(', ')}`, { exitCode: 2, code: 'cairn.usage' });
-        return run('worker', [stage]);
+        return run('worker', stage);
       }),
   ];
 }

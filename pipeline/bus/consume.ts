@@ -31,20 +31,21 @@ export interface BatchOutcome {
 
 export type BatchHandler<T> = (batch: Envelope<T>[], ctx: BatchContext) => Promise<BatchOutcome | void>;
 
-export interface ConsumeOptions<T> {
+interface ConsumeOptionsBase<T> {
   bus: Bus;
-  topic: TopicDef<T>;
   /** Consumer group, named after the stage. */
   group: string;
   handle: BatchHandler<T>;
   logger: Logger;
   maxBatchSize?: number;
   maxWaitMs?: number;
-  /** Turns bytes into a message; throwing dead-letters it. Defaults to JSON checked by the topic schema. */
-  decode?: (message: DeliveredMessage) => T | Promise<T>;
   isTransient?: (err: unknown) => boolean;
   backoff?: BackoffOptions;
 }
+
+/** Messages decoded from JSON and checked against the topic's schema, or by `decode` (throwing dead-letters the message). */
+export type ConsumeOptions<T> = ConsumeOptionsBase<T> &
+  ({ topic: TopicDef<T>; decode?: (message: DeliveredMessage) => T | Promise<T> } | { topic: Pick<TopicDef, 'name' | 'dlq'>; decode: (message: DeliveredMessage) => T | Promise<T> });
 
 export const DLQ_HEADERS = {
   reason: 'cairn-dlq-reason',
@@ -67,7 +68,7 @@ export async function publish<T>(bus: Bus, topic: TopicDef<T>, values: T[]): Pro
 
 export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscription> {
   const { bus, topic, group, handle, logger } = options;
-  const decode = options.decode ?? decodeJson(topic);
+  const decode = options.decode ?? decodeJson(topic as TopicDef<T>);
   const isTransient = options.isTransient ?? isTransientError;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const labels = { group, topic: topic.name };

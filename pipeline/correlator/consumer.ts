@@ -8,6 +8,7 @@ import { correlateLead } from './correlate.js';
 export const correlatorStage: Stage = {
   name: 'correlator',
   description: 'groups leads that share entities into incidents',
+  input: leads.name,
   async start(ctx) {
     return consume({
       bus: ctx.bus,

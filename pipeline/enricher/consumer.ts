@@ -3,7 +3,8 @@
 import { insertEdgeSightings, type EdgeSightingRow } from '../../clickhouse/tables/edges.js';
 import { insertNodeSightings, type NodeSighting } from '../../clickhouse/tables/nodes.js';
 import { artifactsEnriched, artifactsParsed, type EnrichedEvent, type ParsedEvent } from '../../topics/index.js';
-import { consume, publish, type Envelope } from '../bus/consume.js';
+import type { Store } from '../../clickhouse/client.js';
+import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
 import { extractGraph } from './extract.js';
 
@@ -14,11 +15,11 @@ export interface EnrichedBatch {
 }
 
 /** Folds a batch's entities into one sighting per node (earliest and latest time). */
-export function enrichBatch(batch: Envelope<ParsedEvent>[]): EnrichedBatch {
+export function enrichBatch(batch: ParsedEvent[]): EnrichedBatch {
   const nodes = new Map<string, NodeSighting>();
   const sightings: EdgeSightingRow[] = [];
   const events: EnrichedEvent[] = [];
-  for (const { value: event } of batch) {
+  for (const event of batch) {
     const graph = extractGraph(event);
     for (const entity of graph.entities) {
       const node = nodes.get(entity.id);
@@ -35,9 +36,16 @@ export function enrichBatch(batch: Envelope<ParsedEvent>[]): EnrichedBatch {
   return { nodes: [...nodes.values()], sightings, events };
 }
 
+/** The enricher's writes: node and edge sightings. */
+export async function writeGraph(store: Store, graph: Pick<EnrichedBatch, 'nodes' | 'sightings'>): Promise<void> {
+  await insertNodeSightings(store, graph.nodes);
+  await insertEdgeSightings(store, graph.sightings);
+}
+
 export const enricherStage: Stage = {
   name: 'enricher',
   description: 'extracts graph entities and relationships from parsed events',
+  input: artifactsParsed.name,
   async start(ctx) {
     return consume({
       bus: ctx.bus,
@@ -48,9 +56,8 @@ export const enricherStage: Stage = {
       maxWaitMs: 50,
       isTransient: isTransientStageError,
       handle: async (batch) => {
-        const { nodes, sightings, events } = enrichBatch(batch);
-        await insertNodeSightings(ctx.store, nodes);
-        await insertEdgeSightings(ctx.store, sightings);
+        const { nodes, sightings, events } = enrichBatch(batch.map((e) => e.value));
+        await writeGraph(ctx.store, { nodes, sightings });
         await publish(ctx.bus, artifactsEnriched, events);
       },
     });

@@ -3,10 +3,10 @@
 import { listEnabledLeadRules } from '../../clickhouse/tables/lead-rules.js';
 import { saveLeads } from '../../clickhouse/tables/leads.js';
 import { saveObservations } from '../../clickhouse/tables/observations.js';
-import { artifactsEnriched, leads } from '../../topics/index.js';
+import { artifactsEnriched, leads, type EnrichedEvent } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
 import type { Subscription } from '../bus/index.js';
-import { isTransientStageError, type Stage } from '../stage.js';
+import { isTransientStageError, type Stage, type StageContext } from '../stage.js';
 import { currentNotice } from '../state/index.js';
 import { evaluateBatch } from './evaluate.js';
 import { firingRecords } from './firing-records.js';
@@ -15,13 +15,9 @@ import { RuleSet } from './rules.js';
 export const leadsStage: Stage = {
   name: 'leads',
   description: 'applies lead rules to enriched events: observations and leads',
+  input: artifactsEnriched.name,
   async start(ctx) {
-    const rules = new RuleSet(
-      () => listEnabledLeadRules(ctx.store),
-      () => currentNotice(ctx.state, 'lead-rules'),
-      ctx.logger,
-      ctx.config.pipeline.ruleRefreshMs,
-    );
+    const rules = leadRuleSet(ctx);
     await rules.start();
     const subscription = await consume({
       bus: ctx.bus,
@@ -31,28 +27,41 @@ export const leadsStage: Stage = {
       maxBatchSize: 2000,
       maxWaitMs: 50,
       isTransient: isTransientStageError,
-      handle: async (batch) => {
-        await rules.ensureCurrent();
-        const evaluation = await evaluateBatch(
-          batch.map((e) => e.value),
-          (orgId) => rules.rulesFor(orgId),
-          ctx.state,
-        );
-        if (evaluation.firings.length === 0) return;
-        const now = new Date().toISOString();
-        const records = evaluation.firings.map((f) => firingRecords(f, now));
-        await saveObservations(ctx.store, records.map((r) => r.observation));
-        await saveLeads(ctx.store, records.map((r) => r.leadRow));
-        await publish(ctx.bus, leads, records.map((r) => r.lead));
-        await evaluation.markEmitted();
-      },
+      handle: async (batch) => raiseLeads(ctx, rules, batch.map((e) => e.value)),
     });
-    const stopping: Subscription = {
-      async stop() {
-        rules.stop();
-        await subscription.stop();
-      },
-    };
-    return stopping;
+    return stopping(rules, subscription);
   },
 };
+
+/** The enabled lead rules, reloaded every ruleRefreshMs and when a rule changes; start() before use. */
+export function leadRuleSet(ctx: StageContext): RuleSet {
+  return new RuleSet(
+    () => listEnabledLeadRules(ctx.store),
+    () => currentNotice(ctx.state, 'lead-rules'),
+    ctx.logger,
+    ctx.config.pipeline.ruleRefreshMs,
+  );
+}
+
+/** A subscription that also stops reloading the rules. */
+export function stopping(rules: RuleSet, subscription: Subscription): Subscription {
+  return {
+    async stop() {
+      rules.stop();
+      await subscription.stop();
+    },
+  };
+}
+
+/** The rule stage's work on enriched events: firings become observations, lead rows and `leads` messages. */
+export async function raiseLeads(ctx: StageContext, rules: RuleSet, events: EnrichedEvent[]): Promise<void> {
+  await rules.ensureCurrent();
+  const evaluation = await evaluateBatch(events, (orgId) => rules.rulesFor(orgId), ctx.state);
+  if (evaluation.firings.length === 0) return;
+  const now = new Date().toISOString();
+  const records = evaluation.firings.map((f) => firingRecords(f, now));
+  await saveObservations(ctx.store, records.map((r) => r.observation));
+  await saveLeads(ctx.store, records.map((r) => r.leadRow));
+  await publish(ctx.bus, leads, records.map((r) => r.lead));
+  await evaluation.markEmitted();
+}

@@ -8,6 +8,7 @@ import { storeArtifacts } from './store-artifacts.js';
 export const storeStage: Stage = {
   name: 'store',
   description: 'writes raw artifacts to ClickHouse so they are searchable',
+  input: artifactsRaw.name,
   async start(ctx) {
     const decode = await createArtifactDecoder(ctx.config.schemaRegistryUrl, ctx.logger);
     return consume({

@@ -59,6 +59,8 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     CAIRN_REDIS_URL: options.distributed ? inject('redisUrl') : undefined,
     CAIRN_SCHEMA_REGISTRY_URL: options.schemaRegistry ? inject('schemaRegistryUrl') : undefined,
     CAIRN_STORE_BATCH_WAIT_MS: '20',
+    // The stages given decide the topology: the parser runs apart only in the staged one.
+    CAIRN_PIPELINE_TOPOLOGY: options.stages?.includes('parser') ? 'staged' : 'fused',
     ...options.env,
   });
   const runtime = await openRuntime(config, testLogger);

@@ -3,16 +3,11 @@
 import { expect } from 'vitest';
 import type { TestApi } from './api.js';
 import { eventually } from './buses.js';
+import { findStage, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
 
-export const ALL_STAGES = ['store', 'parser', 'enricher', 'leads', 'correlator'];
-
-/** Consumer groups and the topics they read, in pipeline order. */
-const STAGE_TOPICS = [
-  ['parser', 'artifacts.raw'],
-  ['enricher', 'artifacts.parsed'],
-  ['leads', 'artifacts.enriched'],
-  ['correlator', 'leads'],
-] as const;
+/** The stages of each topology (pipeline/stages.ts): the staged one runs every stage apart, the fused one (the default) analysis in one. */
+export const ALL_STAGES = [...TOPOLOGY_STAGES.staged];
+export const FUSED_STAGES = [...TOPOLOGY_STAGES.fused];
 
 export async function get<T>(api: TestApi, token: string, path: string): Promise<T> {
   const res = await api.request('GET', path, { token });
@@ -28,11 +23,12 @@ export async function ingestLines(api: TestApi, token: string, lines: string[], 
   }
 }
 
-/** Waits until every stage after the store has consumed everything published so far. */
+/** Waits until every stage after the store, in the topology the API runs, has consumed everything published so far. */
 export async function drained(api: TestApi): Promise<void> {
+  const stages = TOPOLOGY_STAGES[api.runtime.config.pipeline.topology].filter((name) => name !== 'store');
   await eventually(
     async () => {
-      for (const [group, topic] of STAGE_TOPICS) expect(await api.runtime.bus.lag(group, topic), `${group} on ${topic}`).toBe(0);
+      for (const name of stages) expect(await api.runtime.bus.lag(name, findStage(name)!.input), name).toBe(0);
     },
     60_000,
     100,

@@ -1,0 +1,27 @@
+// Worker threads for the analysis step (analyse.ts): decoding, parsing,
+// GeoIP and graph extraction of a batch run there, so the main thread keeps
+// to the store stage, the ClickHouse writes, the rules and the API. With
+// zero workers the step runs on the calling thread (the same code).
+import { Piscina } from 'piscina';
+import { analyse, type AnalysisResult, type AnalysisTask } from './analyse.js';
+
+export interface AnalysisPool {
+  run(task: AnalysisTask): Promise<AnalysisResult>;
+  close(): Promise<void>;
+}
+
+export function createAnalysisPool(workers: number): AnalysisPool {
+  if (workers === 0) return { run: analyse, close: async () => {} };
+  const pool = new Piscina<AnalysisTask, AnalysisResult>({
+    filename: new URL('./worker.mjs', import.meta.url).href,
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    // Each worker holds one batch and one waiting: enough to keep it busy while the main thread writes.
+    concurrentTasksPerWorker: 1,
+  });
+  return {
+    run: (task) => pool.run(task),
+    close: () => pool.destroy(),
+  };
+}
