@@ -39,6 +39,8 @@ interface IngestResult {
   sendSeconds: number;
   endToEndSeconds: number;
   latencies: number[];
+  /** Seconds from the start until the last marker's observation existed: every stage done. */
+  throughSeconds: number;
   peakRssMiB: number;
   rejected429: number;
 }
@@ -56,11 +58,31 @@ async function total(url: string, token: string, query = ''): Promise<number> {
   return ((await res.json()) as { data: { total: number } }).data.total;
 }
 
+/** A marker: an sshd line the bench's lead rule fires on, unique by its user name. */
+function markerLine(id: string, at: number): string {
+  const date = new Date(at);
+  const time = `${date.toUTCString().slice(8, 11)} ${String(date.getUTCDate()).padStart(2, ' ')} ${date.toISOString().slice(11, 19)}`; // "Nov  3 16:45:16"
+  return `${time} benchhost sshd[4242]: Failed password for invalid user bm${id.replaceAll('-', '')} from 10.9.9.9 port 22 ssh2`;
+}
+
+async function observationCount(url: string, token: string): Promise<number> {
+  const res = await fetch(`${url}/api/v1/observations?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await res.json()) as { data: { total: number } }).data.total;
+}
+
 async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): Promise<IngestResult> {
   const kafka = mode === 'kafka' ? await startKafka() : null;
   const cairn = await startCairn(kafka ? { CAIRN_KAFKA_BROKERS: kafka.address, CAIRN_KAFKA_PARTITIONS: '2' } : {});
   const token = benchToken();
   try {
+    // Every marker becomes an observation once the parser, enricher and rule work on it is done.
+    const rule = await fetch(`${cairn.url}/api/v1/lead-rules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench marker', severity: 'low', conditions: { source: MARKER_SOURCE, pattern: 'Failed password' } }),
+    });
+    if (rule.status !== 201) throw new Error(`creating the marker rule answered ${rule.status}: ${await rule.text()}`);
+    let markersSent = 0;
     const markers = new Map<string, number>(); // marker id -> time its POST started
     const latencies: number[] = [];
     let sent = 0;
@@ -78,7 +100,8 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
         }
         const marker = randomUUID();
         const postStarted = Date.now();
-        const artifacts: unknown[] = [{ source: MARKER_SOURCE, raw: `marker ${marker}`, timestamp: new Date(postStarted).toISOString() }];
+        const markerRaw = markerLine(marker, postStarted);
+        const artifacts: unknown[] = [{ source: MARKER_SOURCE, raw: markerRaw, timestamp: new Date(postStarted).toISOString() }];
         for (let i = 1; i < BATCH; i++) {
           const line = samples[cursor++ % samples.length]!;
           artifacts.push({ source: line.source, raw: line.raw });
@@ -91,7 +114,8 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
         }
         if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
-        markers.set(`marker ${marker}`, postStarted);
+        markers.set(markerRaw, postStarted);
+        markersSent++;
         sent += artifacts.length;
       }
     };
@@ -126,7 +150,12 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
     const endToEndSeconds = (Date.now() - started) / 1000;
     polling = false;
     await poller;
-    return { mode, sent, sendSeconds, endToEndSeconds, latencies, peakRssMiB: cairn.peakRssMiB(), rejected429 };
+    while ((await observationCount(cairn.url, token)) < markersSent) {
+      if (Date.now() > deadline + 600_000) throw new Error('the markers never all became observations');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const throughSeconds = (Date.now() - started) / 1000;
+    return { mode, sent, sendSeconds, endToEndSeconds, throughSeconds, latencies, peakRssMiB: cairn.peakRssMiB(), rejected429 };
   } finally {
     await cairn.stop();
     await kafka?.stop();
@@ -170,6 +199,7 @@ for (const mode of modes) {
     [
       `\n[${mode}] ${result.sent} artifacts: offered ${Math.round(result.sent / result.sendSeconds)}/s over ${result.sendSeconds.toFixed(1)} s,`,
       `searchable ${Math.round(e2eRate)}/s end to end (${result.endToEndSeconds.toFixed(1)} s until the last one was searchable)`,
+      `  through every stage ${Math.round(result.sent / result.throughSeconds)}/s (${result.throughSeconds.toFixed(1)} s until the last marker was an observation)`,
       `  ingest-to-searchable latency over ${result.latencies.length} markers: p50 ${percentile(result.latencies, 50)} ms, p99 ${percentile(result.latencies, 99)} ms, max ${Math.max(...result.latencies)} ms`,
       `  peak RSS of the cairn process: ${Math.round(result.peakRssMiB)} MiB; 429 answers: ${result.rejected429}`,
       `  raw limit (same rows straight into the store, 20k per insert): ${Math.round(rawRate)}/s; pipeline/raw = ${(e2eRate / rawRate).toFixed(2)}`,

@@ -5,12 +5,15 @@
 // (their windows live in hot state) and commits once after every write.
 import { artifactsRaw } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
-import { consume } from '../bus/consume.js';
+import { consume, type DeadLetter } from '../bus/consume.js';
 import { writeGraph } from '../enricher/consumer.js';
 import { leadRuleSet, raiseLeads, stopping } from '../leads/consumer.js';
 import { writeParsed } from '../parser/consumer.js';
 import { isTransientStageError, type Stage } from '../stage.js';
 import { createAnalysisPool } from './pool.js';
+
+/** Messages per task sent to a worker. */
+const CHUNK = 2500;
 
 export const analysisStage: Stage = {
   name: 'analysis',
@@ -25,23 +28,30 @@ export const analysisStage: Stage = {
       topic: artifactsRaw,
       group: 'analysis',
       logger: ctx.logger,
-      maxBatchSize: 5000,
+      maxBatchSize: 10_000,
       maxWaitMs: 50,
       // The bytes go to a worker as they are: decoding is part of its work.
       decode: (message) => message,
       isTransient: isTransientStageError,
       handle: async (batch) => {
         const messages = batch.map((e) => e.message);
-        const result = await pool.run({
-          messages,
-          defaultOrgId: ctx.config.orgId,
-          timezone: ctx.config.logTimezone,
-          schemaRegistryUrl: ctx.config.schemaRegistryUrl,
-        });
-        await writeParsed(ctx, result);
-        await writeGraph(ctx.store, result);
-        await raiseLeads(ctx, rules, result.events);
-        return { deadLetters: result.rejected.map(({ index, reason }) => ({ message: messages[index]!, reason })) };
+        // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
+        // a worker analyses the next. Writes stay in message order; the commit covers the whole batch.
+        const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
+        const analyses = chunks.map((chunk) =>
+          pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl }),
+        );
+        // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
+        for (const analysis of analyses) analysis.catch(() => {});
+        const deadLetters: DeadLetter[] = [];
+        for (const [i, analysis] of analyses.entries()) {
+          const result = await analysis;
+          await writeParsed(ctx, result);
+          await writeGraph(ctx.store, result);
+          await raiseLeads(ctx, rules, result.events);
+          for (const { index, reason } of result.rejected) deadLetters.push({ message: chunks[i]![index]!, reason });
+        }
+        return { deadLetters };
       },
     });
     const both = stopping(rules, subscription);
