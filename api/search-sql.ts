@@ -3,7 +3,7 @@
 // with field tests as events subqueries. Search and rule tests both compile
 // through here, so they choose the same way.
 import type { SqlParams } from '../clickhouse/sql.js';
-import { artifactTextSubquery, eventFieldCondition, eventFieldSubquery, type EventScope } from '../clickhouse/tables/events.js';
+import { eventFieldCondition, eventFieldSubquery, eventsOfArtifacts, type EventScope } from '../clickhouse/tables/events.js';
 import type { QueryNode } from '../query/ast.js';
 import { answerableFromEvents, toSqlCondition, type SqlTarget } from '../query/to-sql.js';
 
@@ -20,5 +20,5 @@ export function storeCondition(tree: QueryNode, scope: EventScope, params: SqlPa
 
 /** Events rows as a query's target: fields in their columns, text through the artifacts in the same scope. */
 export function eventsTarget(scope: EventScope): SqlTarget {
-  return { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition, throughArtifacts: artifactTextSubquery(scope) };
+  return { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition, throughArtifacts: eventsOfArtifacts(scope) };
 }

@@ -1,6 +1,7 @@
 // Where CLI commands that work through a running cairn's API send their
 // requests, and with which token: --url / CAIRN_URL / the configured port;
 // --token / CAIRN_TOKEN / one minted with the configured JWT secret.
+import type { Command } from 'commander';
 import { mintToken } from '../api/auth.js';
 import type { Permission } from '../api/permissions.js';
 import { loadConfig } from '../config/env.js';
@@ -10,6 +11,14 @@ export interface ApiTargetOptions {
   url?: string;
   token?: string;
   org?: string;
+}
+
+/** The options every command working through the API takes: --url, --token, --org. */
+export function withApiTargetOptions(command: Command, permission: Permission): Command {
+  return command
+    .option('--url <url>', 'base URL of the running cairn (default CAIRN_URL, else http://127.0.0.1:$PORT)')
+    .option('--token <token>', `bearer token with ${permission} (default CAIRN_TOKEN, else one minted with the configured secret)`)
+    .option('--org <id>', 'organization of a minted token (default CAIRN_ORG_ID)');
 }
 
 export interface ApiTarget {

@@ -24,6 +24,16 @@ export interface Stage {
   start(ctx: StageContext): Promise<Subscription>;
 }
 
+/** The subscription, and after it stops, what else the stage holds (a rule reloader, a worker pool). */
+export function withCleanup(subscription: Subscription, cleanup: () => void | Promise<void>): Subscription {
+  return {
+    async stop() {
+      await subscription.stop();
+      await cleanup();
+    },
+  };
+}
+
 /** Transient for every stage: network, kafkajs retriable, and ClickHouse overload codes. */
 export function isTransientStageError(err: unknown): boolean {
   return isTransientError(err) || isTransientClickHouseError(err);

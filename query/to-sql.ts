@@ -6,7 +6,7 @@
 // Every user value is a query parameter (SqlParams), never SQL text.
 import type { SqlParams } from '../clickhouse/sql.js';
 import type { FieldTest } from '../clickhouse/tables/events.js';
-import type { FieldNode, QueryNode } from './ast.js';
+import { walk, type FieldNode, type QueryNode } from './ast.js';
 import { anchoredRegex } from './regex.js';
 import { asciiLower, globParts, globToLike, IPV4_PATTERN, IPV6_PATTERN, NUMBER_PATTERN, parseNetwork, TIME_PATTERN, tokenize, type GlobPart } from './values.js';
 
@@ -63,9 +63,20 @@ export function answerableFromEvents(node: QueryNode): boolean {
 }
 
 /** Whether a text term is one whole word, which the text index answers without reading the raw text. */
-export function isIndexWord(value: string, phrase: boolean): boolean {
+function isIndexWord(value: string, phrase: boolean): boolean {
   const words = tokenize(value);
   return !phrase && words.length === 1 && asciiLower(words[0]!) === asciiLower(value);
+}
+
+/** Whether every test is a whole word the text index answers alone (no phrase, separator, wildcard or field to verify row by row). */
+export function countsFromIndex(tree: QueryNode): boolean {
+  let words = 0;
+  let other = false;
+  walk(tree, (node) => {
+    if (node.kind === 'text' && isIndexWord(node.value, node.phrase)) words++;
+    else if (node.kind !== 'and' && node.kind !== 'or' && node.kind !== 'not') other = true;
+  });
+  return words > 0 && !other;
 }
 
 export function textCondition(column: string, value: string, phrase: boolean, params: SqlParams): string {

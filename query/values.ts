@@ -34,10 +34,15 @@ export function globParts(pattern: string): GlobPart[] {
   return parts;
 }
 
+/** Text as a glob that matches only itself: * ? and \ escaped (Sigma values escape the same three). */
+export function escapeGlob(literal: string): string {
+  return literal.replace(/[*?\\]/g, '\\$&');
+}
+
 /** A glob in its one canonical spelling: only * ? and \ escaped (the query text may escape more, e.g. spaces). */
 export function normalizeGlob(pattern: string): string {
   return globParts(pattern)
-    .map((p) => ('literal' in p ? p.literal.replace(/[*?\\]/g, '\\$&') : 'any' in p ? '*' : '?'))
+    .map((p) => ('literal' in p ? escapeGlob(p.literal) : 'any' in p ? '*' : '?'))
     .join('');
 }
 

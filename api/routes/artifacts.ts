@@ -5,8 +5,8 @@ import { SqlParams } from '../../clickhouse/sql.js';
 import { searchArtifacts, searchArtifactsByEvents } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
-import { walk, type QueryNode } from '../../query/ast.js';
-import { isIndexWord } from '../../query/to-sql.js';
+import type { QueryNode } from '../../query/ast.js';
+import { countsFromIndex } from '../../query/to-sql.js';
 import { storeCondition, type StoreCondition } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
@@ -53,17 +53,6 @@ const ArtifactSchema = z.object({
 });
 
 /** Whether the query has a word or phrase, which the text index counts without reading the rows. */
-/** Whether every test is a whole word the text index answers alone (no phrase, separator, wildcard or field to verify row by row). */
-function countableFromIndex(tree: QueryNode): boolean {
-  let words = 0;
-  let other = false;
-  walk(tree, (node) => {
-    if (node.kind === 'text' && isIndexWord(node.value, node.phrase)) words++;
-    else if (node.kind !== 'and' && node.kind !== 'or' && node.kind !== 'not') other = true;
-  });
-  return words > 0 && !other;
-}
-
 /** Matches a search counts before it stops (as search engines do): past it, `total` is a lower bound and `total_exact` false. */
 export const COUNTED_MATCHES = 10_000;
 
@@ -155,7 +144,7 @@ export const artifactRoutes = [
         offset: query.offset,
         // Without a query the count comes from the primary key, and whole words are counted from the text index,
         // both exactly and fast; other searches read the rows they count, and stop at the limit.
-        countLimit: query.exact_total || tree.kind === 'all' || countableFromIndex(tree) ? undefined : COUNTED_MATCHES,
+        countLimit: query.exact_total || tree.kind === 'all' || countsFromIndex(tree) ? undefined : COUNTED_MATCHES,
       });
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,

@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { Command } from 'commander';
-import { apiTarget } from '../api-target.js';
+import { apiTarget, withApiTargetOptions } from '../api-target.js';
 import { ingestFile } from '../ingest-file.js';
 import { positiveInteger } from './options.js';
 
@@ -15,15 +15,12 @@ interface IngestOptions {
 }
 
 export function ingestCommand(): Command {
-  return new Command('ingest')
+  const command = new Command('ingest')
     .description("load a log file, one artifact per line, through a running cairn's API")
     .argument('<file>', 'the log file')
     .requiredOption('--source <name>', 'the artifacts\' source, e.g. auth, suricata, firewall')
-    .option('--url <url>', 'base URL of the running cairn (default CAIRN_URL, else http://127.0.0.1:$PORT)')
-    .option('--token <token>', 'bearer token (default CAIRN_TOKEN, else one minted with the configured secret)')
-    .option('--batch-size <lines>', 'lines per request', positiveInteger, 5000)
-    .option('--org <id>', 'organization of a minted token (default CAIRN_ORG_ID)')
-    .action(async (file: string, options: IngestOptions) => {
+    .option('--batch-size <lines>', 'lines per request', positiveInteger, 5000);
+  return withApiTargetOptions(command, 'signals:write').action(async (file: string, options: IngestOptions) => {
       await access(file, constants.R_OK).catch((err: NodeJS.ErrnoException) => {
         throw new Error(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
       });

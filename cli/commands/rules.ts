@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { MAX_IMPORT_CHARS } from '../../api/routes/lead-rules.js';
-import { apiTarget, unreachable, type ApiTargetOptions } from '../api-target.js';
+import { apiTarget, unreachable, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
 
 interface ImportOptions extends ApiTargetOptions {
   disabled?: boolean;
@@ -69,14 +69,11 @@ async function post(url: string, token: string, rules: string, enabled: boolean 
 }
 
 function importCommand(): Command {
-  return new Command('import')
+  const command = new Command('import')
     .description("import Sigma rules (files, or folders of .yml files) as lead rules through a running cairn's API")
     .argument('<paths...>', 'Sigma rule files or folders')
-    .option('--disabled', 'create new rules disabled (try them with POST /v1/lead-rules/test first)')
-    .option('--url <url>', 'base URL of the running cairn (default CAIRN_URL, else http://127.0.0.1:$PORT)')
-    .option('--token <token>', 'bearer token with signals:manage (default CAIRN_TOKEN, else one minted with the configured secret)')
-    .option('--org <id>', 'organization of a minted token (default CAIRN_ORG_ID)')
-    .action(async (paths: string[], options: ImportOptions) => {
+    .option('--disabled', 'create new rules disabled (try them with POST /v1/lead-rules/test first)');
+  return withApiTargetOptions(command, 'signals:manage').action(async (paths: string[], options: ImportOptions) => {
       const files = await ruleFiles(paths);
       if (files.length === 0) throw new Error(`no .yml or .yaml files under ${paths.join(', ')}`);
       const { url, token } = await apiTarget(options, { subject: 'cairn-rules', permissions: ['signals:manage'] });

@@ -94,11 +94,7 @@ export interface ArtifactPage {
 /** Newest first; `start` inclusive, `end` exclusive. */
 export async function searchArtifacts(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
   const { params } = search;
-  const conditions = [`org_id = ${params.add(search.orgId, 'String')}`];
-  if (search.source) conditions.push(`source = ${params.add(search.source, 'String')}`);
-  if (search.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(search.start), 'DateTime64(3)')}`);
-  if (search.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(search.end), 'DateTime64(3)')}`);
-  conditions.push(...search.conditions);
+  const conditions = [...eventScope(search, params), ...search.conditions];
   const { rows, total, totalExact } = await queryPage(store, {
     query: `SELECT ${COLUMNS} FROM artifacts ${whereClause(conditions)}`,
     params,
@@ -118,7 +114,7 @@ export async function searchArtifacts(store: Store, search: ArtifactSearch): Pro
  */
 export async function searchArtifactsByEvents(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
   const { params } = search;
-  const conditions = [...eventScope(search, params), ...(search.source ? [`source = ${params.add(search.source, 'String')}`] : []), ...search.conditions];
+  const conditions = [...eventScope(search, params), ...search.conditions];
   const { rows, total, totalExact } = await queryPage(store, {
     query: `SELECT toString(artifact_id) AS id, timestamp FROM events ${whereClause(conditions)}`,
     params,

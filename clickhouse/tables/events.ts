@@ -119,13 +119,20 @@ export function eventFieldCondition(field: string, test: FieldTest, params: SqlP
 
 export interface EventScope {
   orgId: string;
+  /** Only artifacts of this source. */
+  source?: string;
   start?: string;
   end?: string;
 }
 
-/** Conditions on the events table for an organization and a time range [start, end). */
+/**
+ * Conditions for an organization, a source and a time range [start, end),
+ * the same on the events and the artifacts table: an event carries its
+ * artifact's organization, source and timestamp.
+ */
 export function eventScope(scope: EventScope, params: SqlParams): string[] {
   const conditions = [`org_id = ${params.add(scope.orgId, 'String')}`];
+  if (scope.source) conditions.push(`source = ${params.add(scope.source, 'String')}`);
   if (scope.start) conditions.push(`timestamp >= ${params.add(toClickHouseTime(scope.start), 'DateTime64(3)')}`);
   if (scope.end) conditions.push(`timestamp < ${params.add(toClickHouseTime(scope.end), 'DateTime64(3)')}`);
   return conditions;
@@ -139,15 +146,15 @@ export function eventScope(scope: EventScope, params: SqlParams): string[] {
 export function eventFieldSubquery(scope: EventScope) {
   return (field: string, test: FieldTest, params: SqlParams, within?: string): string => {
     const conditions = [...eventScope(scope, params)];
-    // Only events of artifacts the rest of the query keeps (the same scope: an event carries its artifact's timestamp).
-    if (within) conditions.push(`artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${within})`].join(' AND ')})`);
+    // Only events of artifacts the rest of the query keeps.
+    if (within) conditions.push(eventsOfArtifacts(scope)(within, params));
     conditions.push(eventFieldCondition(field, test, params));
     return `id IN (SELECT artifact_id FROM events WHERE ${conditions.join(' AND ')})`;
   };
 }
 
 /** On events rows: that their artifact, in the same scope, passes a condition on the artifacts table. */
-export function artifactTextSubquery(scope: EventScope) {
+export function eventsOfArtifacts(scope: EventScope) {
   return (artifactCondition: string, params: SqlParams): string =>
     `artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${artifactCondition})`].join(' AND ')})`;
 }

@@ -8,7 +8,7 @@
 import type { Store } from '../client.js';
 import type { SqlParams } from '../sql.js';
 import { artifactsByKey, type ArtifactKey } from './artifacts.js';
-import { eventFieldValues, eventScope } from './events.js';
+import { eventFieldValues, eventScope, eventsOfArtifacts } from './events.js';
 
 export interface RuleTrial {
   orgId: string;
@@ -53,10 +53,9 @@ const EVENT_TIME = `if(event_time IS NOT NULL AND event_time <= now64(3) + INTER
 
 export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrialResult> {
   const { params } = trial;
-  // The same scope on both tables: an event carries its artifact's organization, source and timestamp.
-  const scope = [...eventScope(trial, params), ...(trial.source ? [`source = ${params.add(trial.source, 'String')}`] : [])];
+  const scope = eventScope(trial, params);
   // A test on an events row: itself, or its artifact's membership among those the condition selects.
-  const onEvent = ({ sql, on }: TrialCondition) => (on === 'events' ? `(${sql})` : `artifact_id IN (SELECT id FROM artifacts WHERE ${[...scope, `(${sql})`].join(' AND ')})`);
+  const onEvent = ({ sql, on }: TrialCondition) => (on === 'events' ? `(${sql})` : eventsOfArtifacts(trial)(sql, params));
   const matchedEvents = `${scope.join(' AND ')} AND ${onEvent(trial.match)}`;
 
   const windowed = trial.threshold !== undefined && trial.windowMs !== undefined;

@@ -29,10 +29,11 @@ export interface AnalysisResult {
   rejected: { index: number; reason: string }[];
 }
 
+const logger = createLogger();
 let decoder: { url: string | undefined; decode: Promise<ArtifactDecoder> } | null = null;
 
 function decoderFor(url: string | undefined): Promise<ArtifactDecoder> {
-  if (!decoder || decoder.url !== url) decoder = { url, decode: createArtifactDecoder(url, createLogger()) };
+  if (!decoder || decoder.url !== url) decoder = { url, decode: createArtifactDecoder(url, logger) };
   return decoder.decode;
 }
 
@@ -57,7 +58,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult> {
       rejected.push({ index, reason: `cannot decode: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-  const parsed = parseBatch(decoded, { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(createLogger()) });
+  const parsed = parseBatch(decoded, { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) });
   for (const { message, reason } of parsed.deadLetters) rejected.push({ index: indexOf.get(message)!, reason });
   const { nodes, sightings, events } = enrichBatch(parsed.events);
   return { events, nodes, sightings, failureEvents: parsed.failureEvents, rejected };

@@ -7,9 +7,9 @@ import { artifactsRaw } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, type DeadLetter } from '../bus/consume.js';
 import { writeGraph } from '../enricher/consumer.js';
-import { leadRuleSet, raiseLeads, stopping } from '../leads/consumer.js';
+import { leadRuleSet, raiseLeads } from '../leads/consumer.js';
 import { writeParsed } from '../parser/consumer.js';
-import { isTransientStageError, type Stage } from '../stage.js';
+import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
 import { createAnalysisPool } from './pool.js';
 
 /** Messages per task sent to a worker. */
@@ -54,12 +54,9 @@ export const analysisStage: Stage = {
         return { deadLetters };
       },
     });
-    const both = stopping(rules, subscription);
-    return {
-      async stop() {
-        await both.stop();
-        await pool.close();
-      },
-    };
+    return withCleanup(subscription, async () => {
+      rules.stop();
+      await pool.close();
+    });
   },
 };

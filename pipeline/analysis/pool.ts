@@ -17,7 +17,7 @@ export function createAnalysisPool(workers: number): AnalysisPool {
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: Number.POSITIVE_INFINITY,
-    // Each worker holds one batch and one waiting: enough to keep it busy while the main thread writes.
+    // A worker analyses one chunk at a time (the work is synchronous); the pool queues the rest.
     concurrentTasksPerWorker: 1,
   });
   return {

@@ -5,8 +5,7 @@ import { saveLeads } from '../../clickhouse/tables/leads.js';
 import { saveObservations } from '../../clickhouse/tables/observations.js';
 import { artifactsEnriched, leads, type EnrichedEvent } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
-import type { Subscription } from '../bus/index.js';
-import { isTransientStageError, type Stage, type StageContext } from '../stage.js';
+import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
 import { currentNotice } from '../state/index.js';
 import { evaluateBatch } from './evaluate.js';
 import { firingRecords } from './firing-records.js';
@@ -29,7 +28,7 @@ export const leadsStage: Stage = {
       isTransient: isTransientStageError,
       handle: async (batch) => raiseLeads(ctx, rules, batch.map((e) => e.value)),
     });
-    return stopping(rules, subscription);
+    return withCleanup(subscription, () => rules.stop());
   },
 };
 
@@ -41,16 +40,6 @@ export function leadRuleSet(ctx: StageContext): RuleSet {
     ctx.logger,
     ctx.config.pipeline.ruleRefreshMs,
   );
-}
-
-/** A subscription that also stops reloading the rules. */
-export function stopping(rules: RuleSet, subscription: Subscription): Subscription {
-  return {
-    async stop() {
-      rules.stop();
-      await subscription.stop();
-    },
-  };
 }
 
 /** The rule stage's work on enriched events: firings become observations, lead rows and `leads` messages. */

@@ -15,7 +15,7 @@ import { QuerySyntaxError } from '../errors.js';
 import { parseQuery } from '../parse.js';
 import { printQuery } from '../print.js';
 import { checkRegex, ignoreAsciiCase } from '../regex.js';
-import { globParts, hasWildcard, isNumber, looksLikeCidr } from '../values.js';
+import { escapeGlob, globParts, hasWildcard, isNumber, looksLikeCidr } from '../values.js';
 import { findLogsource, LEVEL_TO_SEVERITY, mapField, type LogsourceMapping } from './mapping.js';
 
 export interface RuleDraft {
@@ -103,10 +103,6 @@ function windashVariants(value: string): string[] {
   const variants = new Set<string>();
   for (const dash of ['-', '/', '\u2013', '\u2014', '\u2015']) variants.add(value.replace(/(^|\s)[-/]/g, `$1${dash}`));
   return [...variants];
-}
-
-function escapeGlob(literal: string): string {
-  return literal.replace(/[*?\\]/g, '\\$&');
 }
 
 /** The text a glob without wildcards stands for. */
@@ -278,19 +274,18 @@ const DURATION = /^(\d{1,6})([smhd])$/;
 const TITLE_MAX = 200;
 
 function origin(doc: Doc, logsource: Record<string, string>): RuleOrigin {
-  const first = (v: unknown) => (text(v) === null ? null : text(v));
   return {
     format: 'sigma',
-    id: first(doc.id),
+    id: text(doc.id),
     title: text(doc.title) ?? '',
-    author: first(doc.author),
+    author: text(doc.author),
     references: strings(doc.references),
     license: text(doc.license) ?? 'DRL-1.1',
     logsource,
-    level: first(doc.level),
-    status: first(doc.status),
-    date: first(doc.date),
-    modified: first(doc.modified),
+    level: text(doc.level),
+    status: text(doc.status),
+    date: text(doc.date),
+    modified: text(doc.modified),
     falsepositives: strings(doc.falsepositives),
   };
 }
@@ -368,7 +363,8 @@ function convertCorrelation(doc: Doc, referenced: Map<string, Referenced>): Rule
     throw new Unsupported('only gte and gt thresholds are supported in a correlation condition');
   };
   const pattern = printQuery(or(patterns));
-  const logsource = Object.keys(logsourceOf(doc)).length ? logsourceOf(doc) : rules[0]!.source.when;
+  const own = logsourceOf(doc);
+  const logsource = Object.keys(own).length ? own : rules[0]!.source.when;
   const base = { pattern, window: timespan, ...(group ? { group_by: group } : {}) };
   switch (type) {
     case 'event_count':

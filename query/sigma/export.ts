@@ -11,13 +11,11 @@ import { isFieldNode } from '../ast.js';
 import { parseQuery } from '../parse.js';
 import { printQuery } from '../print.js';
 import { checkRegex } from '../regex.js';
-import { hasWildcard } from '../values.js';
+import { escapeGlob, hasWildcard } from '../values.js';
 import { findLogsource, sigmaField, type LogsourceMapping } from './mapping.js';
 
 /** Why a rule has no Sigma form (e.g. a time range, which Sigma's modifiers cannot say). */
 export class NotExpressible extends Error {}
-
-const SEVERITY_TO_LEVEL: Record<LeadRule['severity'], string> = { low: 'low', medium: 'medium', high: 'high', critical: 'critical' };
 
 /** Builds selections with generated names, and the condition that combines them. */
 class DetectionWriter {
@@ -41,7 +39,7 @@ class DetectionWriter {
   private entry(node: FieldNode): [string, unknown][] {
     switch (node.kind) {
       case 'eq':
-        return [[this.key(node), escapeSigma(node.value)]];
+        return [[this.key(node), escapeGlob(node.value)]];
       case 'glob':
         return [globEntry(this.key(node), node.pattern)];
       case 'exists':
@@ -66,9 +64,8 @@ class DetectionWriter {
       case 'all':
         throw new NotExpressible('a rule matching every event has no Sigma detection');
       case 'text':
-        return this.add('keywords', [escapeSigma(node.value)]);
       case 'text_glob':
-        return this.add('keywords', [node.pattern.replace(/^\*/, '').replace(/\*$/, '')]);
+        return this.add('keywords', [keyword(node)]);
       case 'not':
         return `not ${this.operand(node.child)}`;
       case 'and': {
@@ -84,8 +81,8 @@ class DetectionWriter {
         if (entries.length && entries.every((e) => e.length === 1 && e[0]![0] === entries[0]![0]![0])) {
           return this.add('selection', { [entries[0]![0]![0]]: entries.map((e) => e[0]![1]) });
         }
-        const texts = node.children.every((c) => c.kind === 'text' || c.kind === 'text_glob');
-        if (texts) return this.add('keywords', node.children.map((c) => (c.kind === 'text' ? escapeSigma(c.value) : c.kind === 'text_glob' ? c.pattern.replace(/^\*/, '').replace(/\*$/, '') : '')));
+        const keywords = node.children.filter((c) => c.kind === 'text' || c.kind === 'text_glob');
+        if (keywords.length === node.children.length) return this.add('keywords', keywords.map(keyword));
         return node.children.map((c) => this.operand(c)).join(' or ');
       }
       default:
@@ -113,9 +110,9 @@ function sigmaRegex(pattern: string): string {
   return `^(?:${pattern})$`;
 }
 
-/** Sigma reads * ? and \ in values as wildcards and escapes. */
-function escapeSigma(value: string): string {
-  return value.replace(/[*?\\]/g, '\\$&');
+/** A text term as a Sigma keyword (a substring): a word or phrase escaped, a text glob without the * at its ends (keywords match anywhere). */
+function keyword(node: Extract<QueryNode, { kind: 'text' | 'text_glob' }>): string {
+  return node.kind === 'text' ? escapeGlob(node.value) : node.pattern.replace(/^\*/, '').replace(/\*$/, '');
 }
 
 /** A glob as Sigma: contains/startswith/endswith where it is one, else the wildcard value (both use * ? and \\ alike). */
@@ -165,7 +162,8 @@ export function toSigma(rule: LeadRule): string {
     ...(origin?.modified ? { modified: origin.modified } : {}),
     ...(rule.tags.length ? { tags: rule.tags } : {}),
   };
-  const level = SEVERITY_TO_LEVEL[rule.severity];
+  // cairn's severities are Sigma levels by name (informational imports as low).
+  const level = rule.severity;
   const tail = { ...(origin?.falsepositives.length ? { falsepositives: origin.falsepositives } : {}), level };
   const dump = (docs: object[]) => docs.map((d) => stringify(JSON.parse(JSON.stringify(d)), { lineWidth: 0 })).join('---\n');
 

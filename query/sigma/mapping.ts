@@ -23,6 +23,14 @@ function programs(...names: string[]): QueryNode {
   return tests.length === 1 ? tests[0]! : { kind: 'or', children: tests };
 }
 
+/** Events of one ECS category (web, network, authentication). */
+function category(value: string): QueryNode {
+  return { kind: 'eq', field: 'event.category', value };
+}
+
+const WEB = category('web');
+const DNS: QueryNode = { kind: 'exists', field: 'dns.question.name' };
+
 /** Web server and proxy logs share the W3C/Sigma field names. */
 const WEB_FIELDS: Record<string, string> = {
   'c-ip': 'source.ip',
@@ -109,18 +117,18 @@ export const LOGSOURCES: LogsourceMapping[] = [
   { when: { product: 'linux', service: 'clamav' }, means: 'ClamAV lines (clamd, freshclam)', filter: programs('clamd', 'freshclam', 'clamav-milter', 'clamscan'), fields: {} },
   { when: { product: 'linux', service: 'guacamole' }, means: 'Apache Guacamole lines', filter: { kind: 'or', children: [programs('guacd', 'guacamole'), { kind: 'eq', field: 'service.name', value: 'guacamole' }] }, fields: {} },
   { when: { product: 'linux', service: 'sudo' }, means: 'sudo lines', filter: programs('sudo'), fields: {} },
-  { when: { product: 'linux', service: 'auth' }, means: 'authentication lines of any program (sshd, PAM, su, sudo, login ...)', filter: { kind: 'eq', field: 'event.category', value: 'authentication' }, fields: {} },
+  { when: { product: 'linux', service: 'auth' }, means: 'authentication lines of any program (sshd, PAM, su, sudo, login ...)', filter: category('authentication'), fields: {} },
   { when: { product: 'linux', service: 'syslog' }, means: 'every syslog line', filter: null, fields: {} },
   { when: { product: 'linux' }, means: 'every Linux log line cairn parses', filter: null, fields: {} },
-  { when: { category: 'webserver' }, means: 'web access and error logs (Apache, nginx, lighttpd, ...)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { service: 'apache' }, means: 'Apache httpd error logs (keyword rules)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { service: 'nginx' }, means: 'nginx error logs (keyword rules)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { product: 'apache' }, means: 'Apache httpd access and error logs', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { product: 'nginx' }, means: 'nginx access and error logs', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { category: 'proxy' }, means: 'proxy and web access logs (Squid, HAProxy, ...)', filter: { kind: 'eq', field: 'event.category', value: 'web' }, fields: WEB_FIELDS },
-  { when: { product: 'zeek', service: 'dns' }, means: 'Zeek dns.log', filter: { kind: 'exists', field: 'dns.question.name' }, fields: DNS_FIELDS },
-  { when: { category: 'dns' }, means: 'DNS events (Zeek, Suricata)', filter: { kind: 'exists', field: 'dns.question.name' }, fields: DNS_FIELDS },
-  { when: { category: 'firewall' }, means: 'firewall events (iptables, Cisco ASA, CEF/LEEF firewalls)', filter: { kind: 'eq', field: 'event.category', value: 'network' }, fields: NETWORK_FIELDS },
+  { when: { category: 'webserver' }, means: 'web access and error logs (Apache, nginx, lighttpd, ...)', filter: WEB, fields: WEB_FIELDS },
+  { when: { service: 'apache' }, means: 'Apache httpd error logs (keyword rules)', filter: WEB, fields: WEB_FIELDS },
+  { when: { service: 'nginx' }, means: 'nginx error logs (keyword rules)', filter: WEB, fields: WEB_FIELDS },
+  { when: { product: 'apache' }, means: 'Apache httpd access and error logs', filter: WEB, fields: WEB_FIELDS },
+  { when: { product: 'nginx' }, means: 'nginx access and error logs', filter: WEB, fields: WEB_FIELDS },
+  { when: { category: 'proxy' }, means: 'proxy and web access logs (Squid, HAProxy, ...)', filter: WEB, fields: WEB_FIELDS },
+  { when: { product: 'zeek', service: 'dns' }, means: 'Zeek dns.log', filter: DNS, fields: DNS_FIELDS },
+  { when: { category: 'dns' }, means: 'DNS events (Zeek, Suricata)', filter: DNS, fields: DNS_FIELDS },
+  { when: { category: 'firewall' }, means: 'firewall events (iptables, Cisco ASA, CEF/LEEF firewalls)', filter: category('network'), fields: NETWORK_FIELDS },
 ];
 
 export function findLogsource(logsource: Record<string, string>): LogsourceMapping | null {
