@@ -4,6 +4,7 @@
 // artifact count.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { encodeRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 
 export interface EdgeSightingRow {
@@ -28,13 +29,13 @@ export interface GraphEdge {
   artifact_count: number;
 }
 
+/** Edge sightings as rows of the edge_sightings table, ready to insert (insertEncoded). */
+export function encodeEdgeSightings(sightings: EdgeSightingRow[]): EncodedRows {
+  return encodeRows('edge_sightings', sightings.map((s) => ({ ...s, seen_at: toClickHouseTime(s.seen_at) })));
+}
+
 export async function insertEdgeSightings(store: Store, sightings: EdgeSightingRow[]): Promise<void> {
-  if (sightings.length === 0) return;
-  await store.insert({
-    table: 'edge_sightings',
-    format: 'JSONEachRow',
-    values: sightings.map((s) => ({ ...s, seen_at: toClickHouseTime(s.seen_at) })),
-  });
+  await insertEncoded(store, encodeEdgeSightings(sightings));
 }
 
 const EdgeRow = z.object({

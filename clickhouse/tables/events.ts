@@ -2,6 +2,7 @@
 import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
 import type { SqlParams } from '../sql.js';
+import { encodeRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 
 /**
  * What some value of a field must pass (compiled by query/to-sql.ts):
@@ -31,12 +32,11 @@ function asStrings(value: EventFieldValue): string[] {
   return Array.isArray(value) ? value.map(String) : [String(value)];
 }
 
-export async function insertEvents(store: Store, events: EventRow[]): Promise<void> {
-  if (events.length === 0) return;
-  await store.insert({
-    table: 'events',
-    format: 'JSONEachRow',
-    values: events.map((e) => ({
+/** Events as rows of the events table, ready to insert (insertEncoded). */
+export function encodeEvents(events: EventRow[]): EncodedRows {
+  return encodeRows(
+    'events',
+    events.map((e) => ({
       artifact_id: e.artifact_id,
       org_id: e.org_id,
       source: e.source,
@@ -46,7 +46,11 @@ export async function insertEvents(store: Store, events: EventRow[]): Promise<vo
       fields: Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [k, asStrings(v)])),
       created_at: toClickHouseTime(e.created_at),
     })),
-  });
+  );
+}
+
+export async function insertEvents(store: Store, events: EventRow[]): Promise<void> {
+  await insertEncoded(store, encodeEvents(events));
 }
 
 /**

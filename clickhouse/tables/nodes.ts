@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { GraphScopes, ScopeEntry } from '../../config/env.js';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { encodeRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
@@ -35,13 +36,13 @@ export interface GraphNode {
   created_at: string;
 }
 
+/** Node sightings as rows of the nodes table, ready to insert (insertEncoded). */
+export function encodeNodeSightings(nodes: NodeSighting[]): EncodedRows {
+  return encodeRows('nodes', nodes.map((n) => ({ ...n, first_seen: toClickHouseTime(n.first_seen), last_seen: toClickHouseTime(n.last_seen) })));
+}
+
 export async function insertNodeSightings(store: Store, nodes: NodeSighting[]): Promise<void> {
-  if (nodes.length === 0) return;
-  await store.insert({
-    table: 'nodes',
-    format: 'JSONEachRow',
-    values: nodes.map((n) => ({ ...n, first_seen: toClickHouseTime(n.first_seen), last_seen: toClickHouseTime(n.last_seen) })),
-  });
+  await insertEncoded(store, encodeNodeSightings(nodes));
 }
 
 /** SQL that is true when node (type, value) falls in one of the scope entries. */

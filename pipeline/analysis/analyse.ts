@@ -2,8 +2,9 @@
 // parser, enricher and rule stages derive from it, in one pass and without
 // I/O, so it can run on a worker thread (pool.ts). Decoding happens here too:
 // the bytes cross to the worker once, the results come back once.
-import type { EdgeSightingRow } from '../../clickhouse/tables/edges.js';
-import type { NodeSighting } from '../../clickhouse/tables/nodes.js';
+import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
+import { encodeEdgeSightings } from '../../clickhouse/tables/edges.js';
+import { encodeNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { createLogger } from '../../lib/logger.js';
 import type { EnrichedEvent, RawArtifact, SystemEvent } from '../../topics/index.js';
 import { createArtifactDecoder, type ArtifactDecoder } from '../artifacts.js';
@@ -11,7 +12,7 @@ import type { DeliveredMessage } from '../bus/index.js';
 import type { Envelope } from '../bus/consume.js';
 import { enrichBatch } from '../enricher/consumer.js';
 import { loadGeoIp } from '../geoip/geoip.js';
-import { parseBatch } from '../parser/parse-batch.js';
+import { encodeParsedEvents, parseBatch } from '../parser/parse-batch.js';
 
 export interface AnalysisTask {
   messages: DeliveredMessage[];
@@ -21,9 +22,10 @@ export interface AnalysisTask {
 }
 
 export interface AnalysisResult {
+  /** What the parser and enricher write: events, then node and edge sightings, encoded here so the main thread only inserts. */
+  inserts: EncodedRows[];
+  /** The events, with their entities, for the lead rules. */
   events: EnrichedEvent[];
-  nodes: NodeSighting[];
-  sightings: EdgeSightingRow[];
   failureEvents: SystemEvent[];
   /** Messages (by their index in the task) that do not decode or parse, and why. */
   rejected: { index: number; reason: string }[];
@@ -61,5 +63,10 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult> {
   const parsed = parseBatch(decoded, { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) });
   for (const { message, reason } of parsed.deadLetters) rejected.push({ index: indexOf.get(message)!, reason });
   const { nodes, sightings, events } = enrichBatch(parsed.events);
-  return { events, nodes, sightings, failureEvents: parsed.failureEvents, rejected };
+  return {
+    inserts: [encodeParsedEvents(parsed.events), encodeNodeSightings(nodes), encodeEdgeSightings(sightings)],
+    events,
+    failureEvents: parsed.failureEvents,
+    rejected,
+  };
 }

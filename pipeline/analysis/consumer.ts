@@ -3,12 +3,11 @@
 // (decode, parse, GeoIP, graph extraction) runs on worker threads
 // (pool.ts); this thread writes what comes back, evaluates the lead rules
 // (their windows live in hot state) and commits once after every write.
-import { artifactsRaw } from '../../topics/index.js';
+import { insertEncoded } from '../../clickhouse/encoded-rows.js';
+import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
-import { consume, type DeadLetter } from '../bus/consume.js';
-import { writeGraph } from '../enricher/consumer.js';
+import { consume, publish, type DeadLetter } from '../bus/consume.js';
 import { leadRuleSet, raiseLeads } from '../leads/consumer.js';
-import { writeParsed } from '../parser/consumer.js';
 import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
 import { createAnalysisPool } from './pool.js';
 
@@ -46,8 +45,8 @@ export const analysisStage: Stage = {
         const deadLetters: DeadLetter[] = [];
         for (const [i, analysis] of analyses.entries()) {
           const result = await analysis;
-          await writeParsed(ctx, result);
-          await writeGraph(ctx.store, result);
+          for (const rows of result.inserts) await insertEncoded(ctx.store, rows);
+          await publish(ctx.bus, systemEvents, result.failureEvents);
           await raiseLeads(ctx, rules, result.events);
           for (const { index, reason } of result.rejected) deadLetters.push({ message: chunks[i]![index]!, reason });
         }

@@ -3,7 +3,6 @@
 import { insertEdgeSightings, type EdgeSightingRow } from '../../clickhouse/tables/edges.js';
 import { insertNodeSightings, type NodeSighting } from '../../clickhouse/tables/nodes.js';
 import { artifactsEnriched, artifactsParsed, type EnrichedEvent, type ParsedEvent } from '../../topics/index.js';
-import type { Store } from '../../clickhouse/client.js';
 import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
 import { extractGraph } from './extract.js';
@@ -36,12 +35,6 @@ export function enrichBatch(batch: ParsedEvent[]): EnrichedBatch {
   return { nodes: [...nodes.values()], sightings, events };
 }
 
-/** The enricher's writes: node and edge sightings. */
-export async function writeGraph(store: Store, graph: Pick<EnrichedBatch, 'nodes' | 'sightings'>): Promise<void> {
-  await insertNodeSightings(store, graph.nodes);
-  await insertEdgeSightings(store, graph.sightings);
-}
-
 export const enricherStage: Stage = {
   name: 'enricher',
   description: 'extracts graph entities and relationships from parsed events',
@@ -57,7 +50,8 @@ export const enricherStage: Stage = {
       isTransient: isTransientStageError,
       handle: async (batch) => {
         const { nodes, sightings, events } = enrichBatch(batch.map((e) => e.value));
-        await writeGraph(ctx.store, { nodes, sightings });
+        await insertNodeSightings(ctx.store, nodes);
+        await insertEdgeSightings(ctx.store, sightings);
         await publish(ctx.bus, artifactsEnriched, events);
       },
     });

@@ -1,25 +1,12 @@
 // Parser stage: artifacts.raw to parsed events (events table and
 // artifacts.parsed); what does not parse goes to the DLQ and raises parser.failure.
-import { insertEvents } from '../../clickhouse/tables/events.js';
+import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { artifactsParsed, artifactsRaw, systemEvents } from '../../topics/index.js';
 import { createArtifactDecoder } from '../artifacts.js';
 import { consume, publish } from '../bus/consume.js';
-import { isTransientStageError, type Stage, type StageContext } from '../stage.js';
+import { isTransientStageError, type Stage } from '../stage.js';
 import { loadGeoIp } from '../geoip/geoip.js';
-import { parseBatch, type ParseOutcome } from './parse-batch.js';
-
-/** The parser's writes: the events table, and a parser.failure system event per artifact that did not parse. */
-export async function writeParsed(ctx: StageContext, outcome: Pick<ParseOutcome, 'events' | 'failureEvents'>): Promise<void> {
-  await insertEvents(
-    ctx.store,
-    outcome.events.map((e) => ({
-      ...e,
-      event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
-      created_at: e.received_at,
-    })),
-  );
-  await publish(ctx.bus, systemEvents, outcome.failureEvents);
-}
+import { encodeParsedEvents, parseBatch } from './parse-batch.js';
 
 export const parserStage: Stage = {
   name: 'parser',
@@ -39,7 +26,8 @@ export const parserStage: Stage = {
       isTransient: isTransientStageError,
       handle: async (batch) => {
         const outcome = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, geo });
-        await writeParsed(ctx, outcome);
+        await insertEncoded(ctx.store, encodeParsedEvents(outcome.events));
+        await publish(ctx.bus, systemEvents, outcome.failureEvents);
         await publish(ctx.bus, artifactsParsed, outcome.events);
         return { deadLetters: outcome.deadLetters };
       },

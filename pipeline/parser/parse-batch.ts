@@ -2,6 +2,8 @@
 // that becomes a parser.failure system event and a dead letter.
 import type { RawArtifact } from '../../topics/index.js';
 import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
+import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
+import { encodeEvents } from '../../clickhouse/tables/events.js';
 import { stableId } from '../../lib/ids.js';
 import { completeArtifact } from '../artifacts.js';
 import type { DeadLetter, Envelope } from '../bus/consume.js';
@@ -23,6 +25,17 @@ export interface ParseSettings {
   /** Offset for log timestamps without a zone. */
   timezone: string;
   now?: () => Date;
+}
+
+/** Parsed events as rows of the events table (the event's own time, when it carries one, beside the artifact's). */
+export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
+  return encodeEvents(
+    events.map((e) => ({
+      ...e,
+      event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
+      created_at: e.received_at,
+    })),
+  );
 }
 
 export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {

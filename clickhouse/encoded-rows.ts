@@ -1,0 +1,24 @@
+// Rows encoded for an insert (JSONEachRow text), apart from the insert
+// itself: the analysis workers encode what they derive, and the thread that
+// holds the store (the embedded engine lives in one thread of one process)
+// only hands the text over.
+import type { Store } from './client.js';
+
+/** Tables whose rows are encoded this way. */
+export type EncodedTable = 'events' | 'nodes' | 'edge_sightings';
+
+export interface EncodedRows {
+  table: EncodedTable;
+  rows: number;
+  body: string;
+}
+
+export function encodeRows(table: EncodedTable, rows: object[]): EncodedRows {
+  return { table, rows: rows.length, body: rows.map((r) => JSON.stringify(r)).join('\n') };
+}
+
+export async function insertEncoded(store: Store, { table, rows, body }: EncodedRows): Promise<void> {
+  if (rows === 0) return;
+  // The data follows the statement, as both the HTTP interface and the embedded engine take it.
+  await store.command({ query: `INSERT INTO ${table} FORMAT JSONEachRow\n${body}` });
+}
