@@ -10,7 +10,7 @@ import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
 import { startTestApi, TEST_JWT_SECRET, type TestApi } from './helpers/api.js';
 import { eventually, testLogger } from './helpers/buses.js';
-import { drained, FUSED_STAGES, get, ingestLines } from './helpers/pipeline.js';
+import { drained, FUSED_STAGES, ingestLines, pipelineHoldings } from './helpers/pipeline.js';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const LINES = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'beats', 'secure-rhel7.log'), 'utf8').split('\n').filter((l) => l.trim());
@@ -21,22 +21,6 @@ const RULE = {
   conditions: { pattern: 'Failed password', source: 'auth', threshold: 5, window: '5m', group_by: 'source.ip' },
 };
 const ORG = 'crash-org';
-
-/** What a finished run holds, read through the API (which answers the logical rows, one per id). */
-async function holdings(api: TestApi, token: string) {
-  const total = async (p: string) => (await get<{ total: number }>(api, token, p)).total;
-  const observations = await get<{ observations: { artifact_ids: string[] }[]; total: number }>(api, token, '/api/v1/observations?limit=1000');
-  return {
-    artifacts: await total('/api/v1/artifacts?exact_total=true&limit=1'),
-    withAddress: await total('/api/v1/artifacts?query=source.ip:*&exact_total=true&limit=1'),
-    nodes: await total('/api/v1/nodes?limit=1'),
-    edges: await total('/api/v1/edges?limit=1'),
-    observations: observations.total,
-    // Ids derive from the rule's, which each run creates anew: compare what each observation holds.
-    observationSizes: observations.observations.map((o) => o.artifact_ids.length).sort((a, b) => a - b),
-    incidents: await total('/api/v1/incidents?limit=1'),
-  };
-}
 
 const open: TestApi[] = [];
 let child: ChildProcess | null = null;
@@ -55,9 +39,9 @@ describe('fused analysis stage under SIGKILL', () => {
     const cleanToken = clean.token('all', ORG);
     expect((await clean.request('POST', '/api/v1/lead-rules', { token: cleanToken, body: RULE })).status).toBe(201);
     await ingestLines(clean, cleanToken, lines);
-    await eventually(async () => expect((await holdings(clean, cleanToken)).artifacts).toBe(lines.length), 60_000, 200);
+    await eventually(async () => expect((await pipelineHoldings(clean, cleanToken)).artifacts).toBe(lines.length), 60_000, 200);
     await drained(clean);
-    const expected = await holdings(clean, cleanToken);
+    const expected = await pipelineHoldings(clean, cleanToken);
     expect(expected.observations).toBeGreaterThan(0);
     // One embedded engine per process: the reference closes before the killed run's data is opened here.
     await clean.close();
@@ -96,10 +80,10 @@ describe('fused analysis stage under SIGKILL', () => {
 
     const restarted = await startTestApi({ dataDir, stages: FUSED_STAGES });
     open.push(restarted);
-    await eventually(async () => expect((await holdings(restarted, token)).artifacts).toBe(lines.length), 60_000, 200);
+    await eventually(async () => expect((await pipelineHoldings(restarted, token)).artifacts).toBe(lines.length), 60_000, 200);
     await drained(restarted);
     // Every count the same as the clean run's: each artifact stored and parsed once, the same nodes, edges,
     // incidents, and the same observations holding the same number of artifacts.
-    expect(await holdings(restarted, token)).toEqual(expected);
+    expect(await pipelineHoldings(restarted, token)).toEqual(expected);
   }, 240_000);
 });

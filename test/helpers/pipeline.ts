@@ -35,6 +35,22 @@ export async function drained(api: TestApi): Promise<void> {
   );
 }
 
+/** What a finished run holds, read through the API (which answers the logical rows, one per id). */
+export async function pipelineHoldings(api: TestApi, token: string) {
+  const total = async (p: string) => (await get<{ total: number }>(api, token, p)).total;
+  const observations = await get<{ observations: { artifact_ids: string[] }[]; total: number }>(api, token, '/api/v1/observations?limit=1000');
+  return {
+    artifacts: await total('/api/v1/artifacts?exact_total=true&limit=1'),
+    withAddress: await total('/api/v1/artifacts?query=source.ip:*&exact_total=true&limit=1'),
+    nodes: await total('/api/v1/nodes?limit=1'),
+    edges: await total('/api/v1/edges?limit=1'),
+    observations: observations.total,
+    // Ids derive from the rule's, which each run creates anew: compare what each observation holds.
+    observationSizes: observations.observations.map((o) => o.artifact_ids.length).sort((a, b) => a - b),
+    incidents: await total('/api/v1/incidents?limit=1'),
+  };
+}
+
 /** The organization a test token was minted for. */
 export function orgOf(token: string): string {
   return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { org_id: string }).org_id;
