@@ -5,6 +5,8 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import Koa, { type Middleware } from 'koa';
 import { authenticate } from './auth.js';
+import { Identity } from '../identity/index.js';
+import { OutboundClient } from '../lib/outbound/client.js';
 import type { ApiDeps, ApiRuntime } from './deps.js';
 import { IngestGate } from './ingest-gate.js';
 import { codeForStatus, HttpError } from './http-error.js';
@@ -16,13 +18,31 @@ import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { metaRoutes } from './routes/meta.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { auditLogRoutes } from './routes/audit-log.js';
+import { authRoutes, SAML_ACS_PATH, samlRoutes } from './routes/auth.js';
+import { settingsRoutes } from './routes/settings.js';
+import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 
 export function allRoutes(): Route[] {
-  return [...artifactRoutes, ...graphRoutes, ...leadRuleRoutes, ...observationRoutes, ...incidentRoutes, ...metaRoutes(allRoutes)];
+  return [
+    ...authRoutes,
+    ...samlRoutes,
+    ...artifactRoutes,
+    ...graphRoutes,
+    ...leadRuleRoutes,
+    ...observationRoutes,
+    ...incidentRoutes,
+    ...userRoutes,
+    ...apiKeyRoutes,
+    ...settingsRoutes,
+    ...auditLogRoutes,
+    ...metaRoutes(allRoutes),
+  ];
 }
 
 function errorEnvelope(deps: ApiDeps): Middleware {
@@ -84,12 +104,17 @@ const boundedNesting: Middleware = async (ctx, next) => {
 
 export function createApp(runtime: ApiRuntime): Koa {
   if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
-  const deps: ApiDeps = { ...runtime, ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), runtime.config.ingestMaxLag) };
-  const app = new Koa({ proxy: true });
+  const deps: ApiDeps = {
+    ...runtime,
+    ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), runtime.config.ingestMaxLag),
+    identity: new Identity(runtime.store, runtime.state, runtime.config),
+    outbound: new OutboundClient(runtime.config.outbound),
+  };
+  const app = new Koa({ proxy: runtime.config.identity.trustProxy });
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, allRoutes(), {
     deps,
-    authenticate: authenticate(runtime.config.jwtSecret),
+    authenticate: authenticate(runtime.config.jwtSecret, deps.identity),
     validateResponses: deps.config.validateResponses,
   });
 
@@ -99,6 +124,9 @@ export function createApp(runtime: ApiRuntime): Koa {
     if (ctx.path !== '/healthz') return next();
     ctx.body = { status: 'ok' };
   });
+  // The SAML assertion consumer takes the IdP's HTML form post; everything else speaks JSON only (a form body elsewhere is a CSRF vector).
+  const formParser = bodyParser({ enableTypes: ['form'], formLimit: '1mb' });
+  app.use(async (ctx, next) => (ctx.path === SAML_ACS_PATH ? formParser(ctx, next) : next()));
   app.use(
     bodyParser({
       enableTypes: ['json'],

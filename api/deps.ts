@@ -5,6 +5,8 @@ import type { Store } from '../clickhouse/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Bus } from '../pipeline/bus/index.js';
 import type { HotState } from '../pipeline/state/index.js';
+import type { Identity } from '../identity/index.js';
+import type { OutboundClient } from '../lib/outbound/client.js';
 import type { IngestGate } from './ingest-gate.js';
 
 /** What a process hands the API when it creates it. */
@@ -18,4 +20,7 @@ export interface ApiRuntime {
 
 export interface ApiDeps extends ApiRuntime {
   ingestGate: IngestGate;
+  identity: Identity;
+  /** The one client for URLs users configure (IdP metadata, SSO checks; later webhooks and feeds). */
+  outbound: OutboundClient;
 }

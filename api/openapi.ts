@@ -31,7 +31,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The token lacks the required permission',
   404: 'Not found',
   413: 'Request body too large',
-  429: 'Pipeline behind; retry after the Retry-After header',
+  409: 'Conflicts with the current state (e.g. a duplicate email, the last admin)',
+  429: 'Too many requests (pipeline behind, or too many failed logins); retry after the Retry-After header',
   500: 'Internal error',
 };
 
@@ -39,7 +40,8 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `/api${route.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
-    const errors = new Set([400, 500, ...(route.permission ? [401, 403] : []), ...(route.errors ?? [])]);
+    const authErrors = route.permission === null ? [] : route.permission === 'authenticated' ? [401] : [401, 403];
+    const errors = new Set([400, 500, ...authErrors, ...(route.errors ?? [])]);
     const data = toJsonSchema(route.response, 'output');
     const success =
       route.envelope === false
@@ -55,7 +57,9 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-      ...(route.permission ? { security: [{ bearerAuth: [] }], 'x-permission': route.permission } : { security: [] }),
+      ...(route.permission
+        ? { security: [{ bearerAuth: [] }, { sessionCookie: [] }], ...(route.permission === 'authenticated' ? {} : { 'x-permission': route.permission }) }
+        : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),
       responses: {
@@ -77,12 +81,16 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
     info: {
       title: 'cairn API',
       version,
-      description: 'Security analytics: artifacts, knowledge graph, lead rules, observations and incidents. Every /v1 route takes a bearer JWT (HS256) carrying sub, org_id, permissions and exp.',
+      description:
+        'Security analytics: artifacts, knowledge graph, lead rules, observations and incidents. Every /v1 route takes a bearer token: the JWT (HS256) from POST /api/v1/auth/login (or `cairn token`), or an API key (cairn_...); or the session cookie set at login, with an Origin header of this site or X-CSRF-Token on state-changing requests. See docs/identity.md.',
     },
     servers: [{ url: '/' }],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A JWT from login or `cairn token`, or an API key (cairn_<id>_<secret>)' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'cairn_session' },
+      },
       schemas: {
         Error: {
           type: 'object',

@@ -6,8 +6,9 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { ApiDeps } from './deps.js';
 import { requirePermission, type AuthContext } from './auth.js';
+import { recordChange, type AuditNote } from './audit.js';
 import { HttpError } from './http-error.js';
-import type { Permission } from './permissions.js';
+import type { Permission } from '../identity/permissions.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -31,6 +32,10 @@ export interface RouteResult<D> {
   status?: number;
   /** Answers with this document instead of the JSON envelope (an export the client saves as a file); `data` is then not sent. */
   file?: FileBody;
+  /** For the audit log: the resource before and after (redacted there), the target id, or another actor (login). */
+  audit?: RouteAudit;
+  /** Answers 302 to this URL instead of the envelope (browser steps of SAML login). */
+  redirect?: string;
 }
 
 export interface FileBody {
@@ -40,6 +45,9 @@ export interface FileBody {
   filename: string;
 }
 
+/** What a route that changes something passes to the audit log beyond what mountRoutes sees. */
+export type RouteAudit = AuditNote;
+
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema> {
   method: HttpMethod;
   /** Relative to /api, e.g. /v1/lead-rules/:id */
@@ -48,8 +56,10 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** Longer text for the API document: what an extension does, the formats it answers in. */
   description?: string;
   tag: string;
-  /** null for the few public routes (health, API description). */
-  permission: Permission | null;
+  /** null for the few public routes (health, API description, login); 'authenticated' for routes any caller may use on their own behalf. */
+  permission: Permission | 'authenticated' | null;
+  /** Changes are recorded in the audit log (every non-GET route) unless false: ingest and read-only POSTs (searches, rule trials). */
+  audit?: false;
   params?: P;
   query?: Q;
   body?: B;
@@ -91,12 +101,18 @@ export interface MountOptions {
 
 export function mountRoutes(router: Router, routes: Route[], { deps, authenticate, validateResponses }: MountOptions): void {
   for (const route of routes) {
-    const guards: Middleware[] = route.permission ? [authenticate, requirePermission(route.permission)] : [];
+    const guards: Middleware[] = route.permission === null ? [] : route.permission === 'authenticated' ? [authenticate] : [authenticate, requirePermission(route.permission)];
+    const audited = route.method !== 'get' && route.audit !== false;
     const handle: Middleware = async (ctx) => {
       const params = parseInput(route.params, ctx.params, 'path');
       const query = parseInput(route.query, ctx.query, 'query');
       const body = parseInput(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body');
       const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx });
+      if (audited) await recordChange(deps, ctx, route, params, result);
+      if (result.redirect) {
+        ctx.redirect(result.redirect);
+        return;
+      }
       if (result.file) {
         ctx.status = result.status ?? route.successStatus ?? 200;
         ctx.type = result.file.contentType;

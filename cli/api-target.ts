@@ -3,7 +3,7 @@
 // --token / CAIRN_TOKEN / one minted with the configured JWT secret.
 import type { Command } from 'commander';
 import { mintToken } from '../api/auth.js';
-import type { Permission } from '../api/permissions.js';
+import type { Permission } from '../identity/permissions.js';
 import { loadConfig } from '../config/env.js';
 import { findJwtSecret } from './embedded-secrets.js';
 

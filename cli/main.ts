@@ -12,6 +12,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { rulesCommand } from './commands/rules.js';
 import { serveCommands } from './commands/serve.js';
 import { tokenCommand } from './commands/token.js';
+import { userCommand } from './commands/user.js';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -25,7 +26,7 @@ function program(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.startsWith('cairn: ') ? text : `cairn: ${text.replace(/^error: /, '')}`) });
   // Commands made apart from the root take its error handling and output settings before joining it.
-  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), tokenCommand()]) root.addCommand(command.copyInheritedSettings(root));
+  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), tokenCommand(), userCommand()]) root.addCommand(command.copyInheritedSettings(root));
   return root;
 }
 

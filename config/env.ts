@@ -144,6 +144,17 @@ const EnvSchema = z.object({
   CAIRN_TRUSTED: withDefault(scopeList, ''),
   CAIRN_INFRASTRUCTURE: withDefault(scopeList, ''),
   CAIRN_FRAMEWORK_SCOPES: withDefault(frameworkScopes, ''),
+  CAIRN_PUBLIC_URL: optional(url),
+  CAIRN_TRUST_PROXY: withDefault(booleanString, 'false'),
+  CAIRN_ADMIN_EMAIL: optional(z.email('must be an email address')),
+  CAIRN_ADMIN_PASSWORD: optional(z.string().min(12, 'must be at least 12 characters')),
+  CAIRN_ACCESS_TOKEN_TTL: withDefault(duration, '15m'),
+  CAIRN_SESSION_IDLE_TIMEOUT: withDefault(duration, '30m'),
+  CAIRN_SESSION_MAX_AGE: withDefault(duration, '12h'),
+  CAIRN_LOGIN_MAX_FAILURES: withDefault(positiveInt.max(1000), 5),
+  CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: withDefault(positiveInt.max(100_000), 20),
+  CAIRN_LOGIN_FAILURE_WINDOW: withDefault(duration, '15m'),
+  CAIRN_PASSWORD_KDF_COST: withDefault(z.coerce.number().int().min(10).max(20), 15),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -189,6 +200,27 @@ export interface Config {
   cli: { url?: string; token?: string };
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
+  identity: IdentityConfig;
+}
+
+/** Login, sessions and the first admin (docs/identity.md). */
+export interface IdentityConfig {
+  /** The address users reach cairn at, for SAML (entity id, assertion consumer URL); default http://localhost:PORT. */
+  publicUrl: string;
+  /** Believe X-Forwarded-For/-Proto (cairn runs behind a reverse proxy); otherwise a client could pick its own address and dodge per-address login limits. */
+  trustProxy: boolean;
+  /** The first admin, created on an empty user table; without a password one is generated and printed once. */
+  adminEmail?: string;
+  adminPassword?: string;
+  accessTokenTtlMs: number;
+  sessionIdleMs: number;
+  sessionMaxAgeMs: number;
+  /** Failed logins allowed per account, and per client address, in one window before login answers 429. */
+  loginMaxFailures: number;
+  loginMaxFailuresPerAddress: number;
+  loginFailureWindowMs: number;
+  /** scrypt cost as log2(N): 15 is 32 MiB of memory per hash. */
+  passwordKdfCost: number;
 }
 
 export interface CorrelationBounds {
@@ -273,6 +305,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       trusted: env.CAIRN_TRUSTED,
       infrastructure: env.CAIRN_INFRASTRUCTURE,
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
+    },
+    identity: {
+      trustProxy: env.CAIRN_TRUST_PROXY,
+      publicUrl: (env.CAIRN_PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+      adminEmail: env.CAIRN_ADMIN_EMAIL?.toLowerCase(),
+      adminPassword: env.CAIRN_ADMIN_PASSWORD,
+      accessTokenTtlMs: env.CAIRN_ACCESS_TOKEN_TTL,
+      sessionIdleMs: env.CAIRN_SESSION_IDLE_TIMEOUT,
+      sessionMaxAgeMs: env.CAIRN_SESSION_MAX_AGE,
+      loginMaxFailures: env.CAIRN_LOGIN_MAX_FAILURES,
+      loginMaxFailuresPerAddress: env.CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS,
+      loginFailureWindowMs: env.CAIRN_LOGIN_FAILURE_WINDOW,
+      passwordKdfCost: env.CAIRN_PASSWORD_KDF_COST,
     },
   };
 }

@@ -71,6 +71,8 @@ export const artifactRoutes = [
     summary: `Ingest artifacts (at most ${MAX_ARTIFACTS_PER_REQUEST} per request); answers once the bus holds them`,
     tag: 'Artifacts',
     permission: 'signals:write',
+    // Data, not a change of configuration: the store and the bus already say what arrived.
+    audit: false,
     body: IngestBody,
     response: z.object({ accepted: z.number().int(), rejected: z.number().int(), ids: z.array(z.string()), rejections: z.array(Rejection) }),
     successStatus: 202,

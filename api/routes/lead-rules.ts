@@ -284,6 +284,7 @@ export const leadRuleRoutes = [
     description: `Tries a new rule (conditions) or a stored one (id), changed by conditions if given, over [start, end) (default the last ${TRIAL_DAYS} days), in the store: the same query tree the rule stage runs, windows counted as it counts them (tumbling, in event time, per group).`,
     tag: 'Lead rules',
     permission: 'signals:read',
+    audit: false,
     body: TrialBody,
     response: TrialResult,
     errors: [404],

@@ -7,6 +7,8 @@ import { createLogger, type Logger } from '../../lib/logger.js';
 import { loadGeoIp } from '../../pipeline/geoip/geoip.js';
 import { STAGES, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
 import { provideEmbeddedSecrets } from '../embedded-secrets.js';
+import { ensureFirstAdmin } from '../../identity/first-admin.js';
+import { Identity } from '../../identity/index.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
 
 type Kind = 'start' | 'api' | 'worker';
@@ -22,6 +24,19 @@ async function serve(runtime: Runtime): Promise<http.Server> {
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
   return server;
+}
+
+/** On an empty user table, makes the first admin and says once how to log in. */
+async function announceFirstAdmin(runtime: Runtime): Promise<void> {
+  const { config } = runtime;
+  const directory = new Identity(runtime.store, runtime.state, config).directory;
+  const admin = await ensureFirstAdmin(directory, config.orgId, config.identity);
+  if (!admin) return;
+  const password = admin.generatedPassword ? `password ${admin.generatedPassword}  (shown once; change it, or \`cairn user reset --email ${admin.email}\`)` : 'the password in CAIRN_ADMIN_PASSWORD';
+  process.stdout.write(
+    `cairn: created the first admin: ${admin.email}, ${password}\n` +
+      `  log in with:  curl -s -X POST http://localhost:${config.port}/api/v1/auth/login -H 'content-type: application/json' -d '{"email":"${admin.email}","password":"<password>"}'\n`,
+  );
 }
 
 /** Runs until SIGINT/SIGTERM, then stops consumers, the server and the runtime, in that order. */
@@ -52,7 +67,13 @@ async function run(kind: Kind, stage?: string): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   if (kind !== 'worker') {
-    if (!config.jwtSecret && !isEmbedded(config)) throw new ConfigError(['CAIRN_JWT_SECRET: required when cairn runs against external services']);
+    if (!isEmbedded(config)) {
+      const missing = [
+        ...(config.jwtSecret ? [] : ['CAIRN_JWT_SECRET: required when cairn runs against external services']),
+        ...(config.masterKey ? [] : ['CAIRN_MASTER_KEY: required when cairn runs against external services (it seals stored secrets)']),
+      ];
+      if (missing.length) throw new ConfigError(missing);
+    }
     const provided = await provideEmbeddedSecrets(config);
     config = provided.config;
     if (provided.createdJwtSecret) {
@@ -64,6 +85,7 @@ async function run(kind: Kind, stage?: string): Promise<void> {
   const runtime = await openRuntime(config, logger);
   // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
   if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
+  if (kind !== 'worker') await announceFirstAdmin(runtime);
   const server = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
   closeOnSignal(logger, async () => {

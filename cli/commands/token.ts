@@ -1,7 +1,7 @@
 // `cairn token`: a bearer token signed with the configured secret, for scripts and first steps.
 import { Command, InvalidArgumentError } from 'commander';
 import { mintToken } from '../../api/auth.js';
-import { isPermission, PERMISSIONS } from '../../api/permissions.js';
+import { isPermission, PERMISSIONS } from '../../identity/permissions.js';
 import { loadConfig } from '../../config/env.js';
 import { findJwtSecret } from '../embedded-secrets.js';
 import { durationMs } from './options.js';

@@ -8,12 +8,13 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { mintToken } from '../../api/auth.js';
-import { PERMISSIONS } from '../../api/permissions.js';
+import { PERMISSIONS } from '../../identity/permissions.js';
 import { openRuntime, startStages, type Runtime } from '../../cli/runtime.js';
 import { loadConfig } from '../../config/env.js';
 import { testLogger } from './buses.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+export const TEST_MASTER_KEY = '0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0';
 
 export interface TestApiOptions {
   /** Reuse a data dir, e.g. to check what survives a restart. */
@@ -50,6 +51,9 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const config = loadConfig({
     CAIRN_DATA_DIR: dataDir,
     CAIRN_JWT_SECRET: TEST_JWT_SECRET,
+    CAIRN_MASTER_KEY: TEST_MASTER_KEY,
+    // The cheapest cost the configuration allows: tests hash many passwords; bench/login.ts measures the default.
+    CAIRN_PASSWORD_KDF_COST: '10',
     CAIRN_LOG_LEVEL: process.env.CAIRN_LOG_LEVEL ?? 'warn',
     PORT: '0',
     CAIRN_CLICKHOUSE_URL: process.env.CAIRN_TEST_CLICKHOUSE_URL,

@@ -1,6 +1,6 @@
 // The permission names of SPEC section 5. A token carries the ones it grants;
-// each route requires exactly one. `admin` grants user administration only,
-// not every other permission.
+// each route requires exactly one. `admin` grants user, role and audit-log
+// administration; the built-in admin role (identity/roles.ts) holds every permission.
 export const PERMISSIONS = [
   'admin',
   'settings:read',

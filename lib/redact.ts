@@ -1,0 +1,15 @@
+// Redaction of secrets in anything written to the audit log or a log line:
+// values under keys that name a secret are replaced by the placeholder.
+import { REDACTED } from './secret-box.js';
+
+const SECRET_KEY = /pass(word)?|secret|private_key|token|api_key|certificate|credential|authorization|cookie|hash/i;
+
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    copy[key] = SECRET_KEY.test(key) && inner !== null && inner !== '' && inner !== undefined ? REDACTED : redactSecrets(inner);
+  }
+  return copy;
+}
