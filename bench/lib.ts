@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../api/auth.js';
-import { PERMISSIONS } from '../api/permissions.js';
+import { PERMISSIONS } from '../identity/permissions.js';
 import { freePort } from '../test/services/process.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

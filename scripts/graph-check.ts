@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../api/app.js';
 import { mintToken } from '../api/auth.js';
-import { PERMISSIONS } from '../api/permissions.js';
+import { PERMISSIONS } from '../identity/permissions.js';
 import { openRuntime, startStages } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
 import { createLogger } from '../lib/logger.js';
