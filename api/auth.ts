@@ -106,7 +106,8 @@ function sameSite(ctx: Context, csrfToken: string, publicUrl: string): boolean {
   if (ctx.get(CSRF_HEADER) === csrfToken) return true;
   const origin = ctx.get('origin');
   if (!origin || origin === 'null') return false;
-  return origin === ctx.origin || origin === new URL(publicUrl).origin;
+  // Not ctx.origin: Koa 3 answers that with the request's own Origin header.
+  return origin === `${ctx.protocol}://${ctx.host}` || origin === new URL(publicUrl).origin;
 }
 
 function describeTokenError(err: unknown): string {
