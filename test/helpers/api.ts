@@ -11,6 +11,7 @@ import { mintToken } from '../../api/auth.js';
 import { PERMISSIONS } from '../../identity/permissions.js';
 import { openRuntime, startStages, type Runtime } from '../../cli/runtime.js';
 import { loadConfig } from '../../config/env.js';
+import { createLogger } from '../../lib/logger.js';
 import { testLogger } from './buses.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -27,6 +28,8 @@ export interface TestApiOptions {
   stages?: string[];
   /** Further environment, e.g. { CAIRN_INGEST_MAX_LAG: '10' }. */
   env?: Record<string, string>;
+  /** Keep every log line (debug level and up) here instead of printing them, e.g. to check that none holds a secret. */
+  logLines?: string[];
 }
 
 export interface ApiResponse {
@@ -67,7 +70,8 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     CAIRN_PIPELINE_TOPOLOGY: options.stages?.includes('parser') ? 'staged' : 'fused',
     ...options.env,
   });
-  const runtime = await openRuntime(config, testLogger);
+  const logger = options.logLines ? createLogger('debug', { write: (line: string) => void options.logLines!.push(line) }) : testLogger;
+  const runtime = await openRuntime(config, logger);
   const subscriptions = await startStages(runtime, options.stages ?? []);
   const server = http.createServer(createApp(runtime).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
