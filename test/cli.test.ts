@@ -172,6 +172,43 @@ describe('cairn command', () => {
     expect(list.data.rules.map((r) => r.name)).toEqual(['kept']);
   });
 
+  it('creates the first admin on an empty data dir, prints its password once, and `cairn user create|reset` work from the shell', async () => {
+    const dataDir = tempDir();
+    const login = (url: string, email: string, password: string) =>
+      fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const first = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    const printed = /created the first admin: (\S+), password (\S+)/.exec(first.output());
+    expect(printed, first.output()).not.toBeNull();
+    const [, email, password] = printed!;
+    expect(email).toBe('admin@cairn.local');
+    const answer = await login(first.url, email!, password!);
+    expect(answer.status).toBe(200);
+    const { data } = (await answer.json()) as { data: { token: string; user: { role_name: string } } };
+    expect(data.user.role_name).toBe('admin');
+    expect((await fetch(`${first.url}/api/v1/users`, { headers: { authorization: `Bearer ${data.token}` } })).status).toBe(200);
+    expect(await stop(first.child)).toBe(0);
+
+    // The embedded engine belongs to one process: the shell commands run while cairn is stopped.
+    const reset = cairn(['user', 'reset', '--email', email!], { CAIRN_DATA_DIR: dataDir });
+    expect(reset.status, reset.stderr).toBe(0);
+    const newPassword = /password: (\S+)/.exec(reset.stdout)![1]!;
+    const created = spawnSync(process.execPath, [BIN, 'user', 'create', '--email', 'Ana@Example.com', '--role', 'analyst', '--password-stdin'], {
+      env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', CAIRN_DATA_DIR: dataDir },
+      input: 'analyst passphrase 1\n',
+      encoding: 'utf8',
+    });
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout).toContain('created analyst ana@example.com');
+    expect(created.stdout).not.toContain('analyst passphrase 1');
+    expect(cairn(['user', 'create', '--email', 'x@example.com', '--role', 'superuser'], { CAIRN_DATA_DIR: dataDir }).stderr).toMatch(/unknown role "superuser"/);
+
+    const second = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    expect(second.output()).not.toMatch(/created the first admin/);
+    expect((await login(second.url, email!, password!)).status).toBe(401);
+    expect((await login(second.url, email!, newPassword)).status).toBe(200);
+    expect((await login(second.url, 'ana@example.com', 'analyst passphrase 1')).status).toBe(200);
+  });
+
   it('ingests a log file line by line through the API and reports accepted and rejected lines', async () => {
     const dataDir = tempDir();
     const server = await startCairn({ CAIRN_DATA_DIR: dataDir, CAIRN_STORE_BATCH_WAIT_MS: '20' });

@@ -3,6 +3,7 @@
 // directly (no token needed), so on the embedded default stop `cairn start`
 // first: the embedded engine and journal belong to one process at a time.
 import { Command } from 'commander';
+import { z } from 'zod';
 import { findUserByEmail } from '../../clickhouse/tables/users.js';
 import { loadConfig } from '../../config/env.js';
 import { Identity } from '../../identity/index.js';
@@ -57,7 +58,7 @@ export function userCommand(): Command {
       const password = await choosePassword(Boolean(options.passwordStdin));
       await withIdentity(async (identity, runtime) => {
         const orgId = options.org ?? runtime.config.orgId;
-        const role = builtinRole(options.role) ?? (await findRole(runtime.store, orgId, options.role));
+        const role = builtinRole(options.role) ?? (z.uuid().safeParse(options.role).success ? await findRole(runtime.store, orgId, options.role) : null);
         if (!role) throw new Error(`unknown role "${options.role}"; roles: ${(await listRoles(runtime.store, orgId)).map((r) => r.name).join(', ')}`);
         await createUser(identity.directory, { orgId, email: options.email, name: options.name ?? options.email, roleId: role.id, password: password.password });
         say(options.email.toLowerCase(), `created ${role.name}`, password);
