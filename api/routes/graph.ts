@@ -133,9 +133,10 @@ export const graphRoutes = [
     errors: [404],
     async handler({ params, body, auth, deps }) {
       if (!(await nodeSummaries(deps.store, auth.orgId, [params.id])).has(params.id)) throw notFound('node');
+      const before = await getNode(deps.store, auth.orgId, deps.config.graph, params.id);
       await setFlagOverrides(deps.store, auth.orgId, params.id, body, auth.subject);
       const updated = await getNode(deps.store, auth.orgId, deps.config.graph, params.id);
-      return { message: 'Node flags updated', data: { id: params.id, flags: updated!.flags } };
+      return { message: 'Node flags updated', data: { id: params.id, flags: updated!.flags }, audit: { before: { id: params.id, flags: before?.flags ?? null } } };
     },
   }),
   defineRoute({

@@ -122,6 +122,7 @@ export const incidentRoutes = [
       return {
         message: `Incident status updated to ${name}`,
         data: { id: incident.id, status: body.status, status_name: name, classification: classification(body.status) },
+        audit: { before: { id: incident.id, status: incident.status, status_name: STATUS_NAMES[incident.status] ?? null } },
       };
     },
   }),

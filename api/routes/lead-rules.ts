@@ -337,7 +337,7 @@ export const leadRuleRoutes = [
         updated_at: new Date().toISOString(),
       };
       await storeRule(deps, updated);
-      return { message: 'Lead rule updated', data: updated };
+      return { message: 'Lead rule updated', data: updated, audit: { before: current } };
     },
   }),
   defineRoute({
@@ -352,7 +352,7 @@ export const leadRuleRoutes = [
     async handler({ params, auth, deps }) {
       const rule = await findRule(deps.store, auth.orgId, params.id);
       await storeRule(deps, rule, { deleted: true });
-      return { message: `Lead rule "${rule.name}" deleted`, data: null };
+      return { message: `Lead rule "${rule.name}" deleted`, data: null, audit: { before: rule, after: null } };
     },
   }),
 ];

@@ -131,7 +131,7 @@ export const observationRoutes = [
         updated_at: new Date().toISOString(),
       };
       await saveObservations(deps.store, [updated]);
-      return { message: 'Observation updated', data: updated };
+      return { message: 'Observation updated', data: updated, audit: { before: current } };
     },
   }),
   defineRoute({
@@ -146,7 +146,7 @@ export const observationRoutes = [
     async handler({ params, auth, deps }) {
       const observation = await findObservation(deps.store, auth.orgId, params.id);
       await deleteObservation(deps.store, observation);
-      return { message: 'Observation deleted', data: null };
+      return { message: 'Observation deleted', data: null, audit: { before: observation, after: null } };
     },
   }),
 ];

@@ -263,6 +263,13 @@ describe.each([
     const failures = await api.request('GET', '/api/v1/audit-log?action=auth.login&outcome=failure', { token: admin });
     expect((failures.body.data as { total: number }).total).toBeGreaterThan(0);
     for (const method of ['PUT', 'DELETE', 'POST']) expect((await api.request(method, '/api/v1/audit-log', { token: admin, body: {} })).status).toBeGreaterThanOrEqual(404);
+
+    const rule = await api.request('POST', '/api/v1/lead-rules', { token: admin, body: { name: 'audited rule', conditions: { pattern: 'Failed password' } } });
+    const ruleId = (rule.body.data as { id: string }).id;
+    await api.request('PUT', `/api/v1/lead-rules/${ruleId}`, { token: admin, body: { name: 'renamed rule' } });
+    const changes = await api.request('GET', `/api/v1/audit-log?target_type=lead-rules&target_id=${ruleId}`, { token: admin });
+    const update = (changes.body.data as { entries: { action: string; before: { name: string }; after: { name: string } }[] }).entries.find((e) => e.action === 'PUT /v1/lead-rules/:id');
+    expect(update).toMatchObject({ before: { name: 'audited rule' }, after: { name: 'renamed rule' } });
   });
 
   it('answers 401 without a token and 403 without the permission on the 11 rows of SPEC 4.1 and 4.8', async () => {
