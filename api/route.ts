@@ -33,7 +33,7 @@ export interface RouteResult<D> {
   /** Answers with this document instead of the JSON envelope (an export the client saves as a file); `data` is then not sent. */
   file?: FileBody;
   /** For the audit log: the resource before and after (redacted there), the target id, or another actor (login). */
-  audit?: RouteAudit;
+  audit?: AuditNote;
   /** Answers 302 to this URL instead of the envelope (browser steps of SAML login). */
   redirect?: string;
 }
@@ -44,9 +44,6 @@ export interface FileBody {
   /** Suggested file name, sent in Content-Disposition. */
   filename: string;
 }
-
-/** What a route that changes something passes to the audit log beyond what mountRoutes sees. */
-export type RouteAudit = AuditNote;
 
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema> {
   method: HttpMethod;

@@ -18,27 +18,15 @@ import { recordAudit } from '../audit.js';
 import type { ApiDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { defineRoute } from '../route.js';
-import { Timestamp } from '../schemas.js';
+import { UserSchema } from './users.js';
 
-const SessionUser = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  role_id: z.string(),
-  role_name: z.string(),
-  active: z.boolean(),
-  last_login: Timestamp.nullable(),
-  source: z.enum(['local', 'ldap', 'saml']),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
 
 const LoginAnswer = z.object({
   token: z.string().describe('the access token: send as "Authorization: Bearer <token>"'),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int().describe('seconds until the access token expires; POST /api/v1/auth/token gives a new one while the session lives'),
   csrf_token: z.string().describe(`send as ${CSRF_HEADER} on state-changing requests that rely on the session cookie alone`),
-  user: SessionUser,
+  user: UserSchema,
   permissions: z.array(z.string()),
 });
 
@@ -164,7 +152,7 @@ export const authRoutes = [
       via: z.enum(['session', 'token', 'api_key', 'service']),
       subject: z.string(),
       org_id: z.string(),
-      user: SessionUser.nullable(),
+      user: UserSchema.nullable(),
       permissions: z.array(z.string()),
       csrf_token: z.string().nullable(),
       api_key_id: z.string().nullable(),

@@ -21,7 +21,7 @@ const Password = z.string().superRefine((password, ctx) => {
 const Email = z.email('email must be an email address').max(320).transform((e) => e.toLowerCase());
 const Name = z.string().trim().min(1, 'name is required').max(200);
 
-const UserSchema = z.object({
+export const UserSchema = z.object({
   id: z.string(),
   email: z.string(),
   name: z.string(),
