@@ -22,6 +22,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { auditLogRoutes } from './routes/audit-log.js';
 import { authRoutes, SAML_ACS_PATH, samlRoutes } from './routes/auth.js';
 import { settingsRoutes } from './routes/settings.js';
+import { tlsRoutes } from './routes/tls.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -41,6 +42,7 @@ export function allRoutes(): Route[] {
     ...apiKeyRoutes,
     ...settingsRoutes,
     ...auditLogRoutes,
+    ...tlsRoutes,
     ...metaRoutes(allRoutes),
   ];
 }

@@ -155,6 +155,10 @@ const EnvSchema = z.object({
   CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: withDefault(positiveInt.max(100_000), 20),
   CAIRN_LOGIN_FAILURE_WINDOW: withDefault(duration, '15m'),
   CAIRN_PASSWORD_KDF_COST: withDefault(z.coerce.number().int().min(10).max(20), 15),
+  CAIRN_TLS_PORT: optional(port),
+  CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
+  CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
+  CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -201,6 +205,19 @@ export interface Config {
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
   identity: IdentityConfig;
+  operations: OperationsConfig;
+}
+
+/** Health, metrics and TLS (docs/operations.md). */
+export interface OperationsConfig {
+  /** HTTPS port, served once a certificate is active; unset: no HTTPS listener. */
+  tlsPort?: number;
+  /** A certificate this close to expiry raises system.cert_expiring once a day. */
+  certExpiryWarnDays: number;
+  /** How often every process publishes its heartbeat and metrics. */
+  heartbeatMs: number;
+  /** Days of service metrics history kept (the history table's TTL). */
+  historyDays: number;
 }
 
 /** Login, sessions and the first admin (docs/identity.md). */
@@ -305,6 +322,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       trusted: env.CAIRN_TRUSTED,
       infrastructure: env.CAIRN_INFRASTRUCTURE,
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
+    },
+    operations: {
+      tlsPort: env.CAIRN_TLS_PORT,
+      certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,
+      heartbeatMs: env.CAIRN_HEARTBEAT_MS,
+      historyDays: env.CAIRN_HEALTH_HISTORY_DAYS,
     },
     identity: {
       trustProxy: env.CAIRN_TRUST_PROXY,
