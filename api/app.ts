@@ -11,6 +11,7 @@ import type { ApiDeps, ApiRuntime } from './deps.js';
 import { IngestGate } from './ingest-gate.js';
 import { codeForStatus, HttpError } from './http-error.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { requestMetrics } from './metrics.js';
 import { mountRoutes, type Route } from './route.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { graphRoutes } from './routes/graph.js';
@@ -23,10 +24,12 @@ import { auditLogRoutes } from './routes/audit-log.js';
 import { authRoutes, SAML_ACS_PATH, samlRoutes } from './routes/auth.js';
 import { settingsRoutes } from './routes/settings.js';
 import { tlsRoutes } from './routes/tls.js';
+import { healthRoutes } from './routes/health.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
+import { noteError } from '../lib/recent-errors.js';
 
 
 export function allRoutes(): Route[] {
@@ -43,6 +46,7 @@ export function allRoutes(): Route[] {
     ...settingsRoutes,
     ...auditLogRoutes,
     ...tlsRoutes,
+    ...healthRoutes,
     ...metaRoutes(allRoutes),
   ];
 }
@@ -67,7 +71,10 @@ function errorEnvelope(deps: ApiDeps): Middleware {
         code = codeForStatus(status);
         message = err.message;
       }
-      if (status >= 500) deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
+      if (status >= 500) {
+        deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
+        noteError('api', `${ctx.method} ${ctx.path}: ${err instanceof Error ? err.message : String(err)}`);
+      }
       ctx.status = status;
       ctx.body = { success: false, message, data: null, error: { code, details } };
     }
@@ -113,6 +120,8 @@ export function createApp(runtime: ApiRuntime): Koa {
     outbound: new OutboundClient(runtime.config.outbound),
   };
   const app = new Koa({ proxy: runtime.config.identity.trustProxy });
+  runtime.health.register('api', 'api').catch((err: unknown) => runtime.logger.warn({ err }, 'could not register the API for health'));
+  runtime.health.startMonitor();
   const router = new Router({ prefix: '/api' });
   mountRoutes(router, allRoutes(), {
     deps,
@@ -121,6 +130,7 @@ export function createApp(runtime: ApiRuntime): Koa {
   });
 
   app.use(requestLog(deps));
+  app.use(requestMetrics);
   app.use(errorEnvelope(deps));
   app.use(async (ctx, next) => {
     if (ctx.path !== '/healthz') return next();

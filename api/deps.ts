@@ -8,6 +8,7 @@ import type { HotState } from '../pipeline/state/index.js';
 import type { Identity } from '../identity/index.js';
 import type { OutboundClient } from '../lib/outbound/client.js';
 import type { IngestGate } from './ingest-gate.js';
+import type { ProcessHealth } from '../ops/health/process-health.js';
 
 /** What a process hands the API when it creates it. */
 export interface ApiRuntime {
@@ -16,6 +17,7 @@ export interface ApiRuntime {
   bus: Bus;
   state: HotState;
   logger: Logger;
+  health: ProcessHealth;
 }
 
 export interface ApiDeps extends ApiRuntime {

@@ -3,11 +3,12 @@
 import type { Config } from '../config/env.js';
 import { openStore, type Store } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
-import { applyRetention } from '../clickhouse/retention.js';
+import { applyHistoryRetention, applyRetention } from '../clickhouse/retention.js';
 import type { Logger } from '../lib/logger.js';
 import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js';
 import { findStage, STAGES, topicSpecs } from '../pipeline/stages.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
+import { ProcessHealth } from '../ops/health/process-health.js';
 
 export interface Runtime {
   config: Config;
@@ -15,6 +16,8 @@ export interface Runtime {
   store: Store;
   bus: Bus;
   state: HotState;
+  /** The heartbeats of the services this process runs (docs/operations.md). */
+  health: ProcessHealth;
   close(): Promise<void>;
 }
 
@@ -24,17 +27,21 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.id) }, 'migrations applied');
   const retained = await applyRetention(store, config.artifactRetentionDays);
   if (retained.length > 0) logger.info({ days: config.artifactRetentionDays, tables: retained }, 'retention changed');
+  await applyHistoryRetention(store, config.operations.historyDays);
   const bus = await createBus(config, logger);
   await bus.ensureTopics(topicSpecs(config.pipeline.topology));
   const state = await createHotState(config);
   logger.info({ store: config.clickhouse.url ?? 'embedded chdb', bus: bus.kind, state: config.redisUrl ? 'redis' : 'local', topology: config.pipeline.topology }, 'runtime ready');
+  const health = new ProcessHealth({ config, store, bus, state, logger });
   return {
     config,
     logger,
     store,
     bus,
     state,
+    health,
     async close() {
+      await health.close();
       await bus.close();
       await state.close();
       await store.close();
@@ -48,7 +55,15 @@ export async function startStages(runtime: Runtime, names: string[]): Promise<Su
   for (const name of names) {
     const stage = findStage(name);
     if (!stage) throw new Error(`unknown stage "${name}"; stages: ${STAGES.map((s) => s.name).join(', ')}`);
-    subscriptions.push(await stage.start({ ...runtime, logger: runtime.logger.child({ stage: name }) }));
+    const subscription = await stage.start({ ...runtime, logger: runtime.logger.child({ stage: name }) });
+    await runtime.health.register(name, 'stage');
+    subscriptions.push({
+      ...subscription,
+      async stop() {
+        runtime.health.unregister(name);
+        await subscription.stop();
+      },
+    });
     runtime.logger.info({ stage: name }, 'stage started');
   }
   return subscriptions;

@@ -3,6 +3,7 @@
 // holds the store (the embedded engine lives in one thread of one process)
 // only hands the text over.
 import type { Store } from './client.js';
+import { timedInsert } from './metrics.js';
 
 /** Tables whose rows are encoded this way. */
 export type EncodedTable = 'events' | 'nodes' | 'edge_sightings';
@@ -20,5 +21,5 @@ export function encodeRows(table: EncodedTable, rows: object[]): EncodedRows {
 export async function insertEncoded(store: Store, { table, rows, body }: EncodedRows): Promise<void> {
   if (rows === 0) return;
   // The data follows the statement, as both the HTTP interface and the embedded engine take it.
-  await store.command({ query: `INSERT INTO ${table} FORMAT JSONEachRow\n${body}` });
+  await timedInsert(table, rows, () => store.command({ query: `INSERT INTO ${table} FORMAT JSONEachRow\n${body}` }));
 }

@@ -7,15 +7,24 @@ const RETAINED_TABLES = ['artifacts', 'events'] as const;
 
 /** Rewrites each table's TTL that differs from `days`; returns the tables changed. */
 export async function applyRetention(store: Store, days: number): Promise<string[]> {
+  return applyTtl(store, RETAINED_TABLES, 'created_at', days);
+}
+
+/** The same for the service metrics history (CAIRN_HEALTH_HISTORY_DAYS). */
+export async function applyHistoryRetention(store: Store, days: number): Promise<string[]> {
+  return applyTtl(store, ['service_metrics'], 'at', days);
+}
+
+async function applyTtl(store: Store, tables: readonly string[], column: string, days: number): Promise<string[]> {
   const result = await store.query({
     query: `SELECT name, create_table_query FROM system.tables WHERE database = currentDatabase() AND name IN {tables:Array(String)}`,
-    query_params: { tables: [...RETAINED_TABLES] },
+    query_params: { tables: [...tables] },
     format: 'JSONEachRow',
   });
   const changed: string[] = [];
   for (const { name, create_table_query } of await result.json<{ name: string; create_table_query: string }>()) {
     if (create_table_query.includes(`toIntervalDay(${days})`)) continue;
-    await store.command({ query: `ALTER TABLE ${name} MODIFY TTL toDateTime(created_at) + toIntervalDay(${Math.trunc(days)})` });
+    await store.command({ query: `ALTER TABLE ${name} MODIFY TTL toDateTime(${column}) + toIntervalDay(${Math.trunc(days)})` });
     changed.push(name);
   }
   return changed;

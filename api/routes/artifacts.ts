@@ -11,6 +11,7 @@ import { storeCondition, type StoreCondition } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
+import { apiMetrics } from '../metrics.js';
 import { defineRoute } from '../route.js';
 import { listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
@@ -100,11 +101,18 @@ export const artifactRoutes = [
           metadata: metadata ?? {},
         });
       });
+      apiMetrics.ingested.inc({ outcome: 'rejected' }, rejections.length);
       if (accepted.length === 0) {
         throw new HttpError(400, 'validation_error', `no artifact was accepted: ${rejections[0]!.reason} (item ${rejections[0]!.index})`, rejections);
       }
-      await deps.ingestGate.admit(accepted.length);
+      try {
+        await deps.ingestGate.admit(accepted.length);
+      } catch (err) {
+        apiMetrics.throttled.inc();
+        throw err;
+      }
       await publish(deps.bus, artifactsRaw, accepted);
+      apiMetrics.ingested.inc({ outcome: 'accepted' }, accepted.length);
       const note = rejections.length ? `, ${rejections.length} rejected` : '';
       return {
         message: `${accepted.length} artifact(s) accepted for processing${note}`,

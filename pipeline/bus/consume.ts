@@ -12,6 +12,7 @@ import { errorMessage, isTransientError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TopicDef } from '../../topics/topic.js';
 import { pipelineMetrics } from '../metrics.js';
+import { noteError } from '../../lib/recent-errors.js';
 import type { BatchContext, Bus, DeliveredMessage, OutgoingMessage, Subscription } from './types.js';
 
 export interface Envelope<T> {
@@ -137,6 +138,7 @@ export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscripti
           if (ctx.signal.aborted) return;
           const delay = backoffDelay(attempt, backoff);
           pipelineMetrics.retried.inc(labels);
+          noteError(group, errorMessage(err));
           logger.warn({ group, topic: topic.name, attempt, delayMs: delay, err: errorMessage(err) }, 'transient failure; retrying the batch');
           await ctx.heartbeat().catch(() => {});
           await sleep(delay, ctx.signal);
