@@ -9,11 +9,12 @@ import { STAGES, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
 import { provideEmbeddedSecrets } from '../embedded-secrets.js';
 import { ensureFirstAdmin } from '../../identity/first-admin.js';
 import { Identity } from '../../identity/index.js';
+import { startTls, type TlsServices } from '../../ops/tls/index.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
 
 type Kind = 'start' | 'api' | 'worker';
 
-async function serve(runtime: Runtime): Promise<http.Server> {
+async function serve(runtime: Runtime): Promise<{ server: http.Server; tls: TlsServices }> {
   const app = createApp({ ...runtime });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
@@ -23,7 +24,9 @@ async function serve(runtime: Runtime): Promise<http.Server> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
-  return server;
+  // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
+  const tls = await startTls({ app, ...runtime, box: new Identity(runtime.store, runtime.state, runtime.config).box });
+  return { server, tls };
 }
 
 /** On an empty user table, makes the first admin and says once how to log in. */
@@ -86,11 +89,14 @@ async function run(kind: Kind, stage?: string): Promise<void> {
   // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
   if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
   if (kind !== 'worker') await announceFirstAdmin(runtime);
-  const server = kind === 'worker' ? null : await serve(runtime);
+  const served = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
   closeOnSignal(logger, async () => {
     await Promise.all(subscriptions.map((s) => s.stop()));
-    if (server) await new Promise((resolve) => server.close(resolve));
+    if (served) {
+      await served.tls.close();
+      await new Promise((resolve) => served.server.close(resolve));
+    }
     await runtime.close();
   });
 }
