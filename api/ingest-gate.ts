@@ -16,7 +16,8 @@ export class IngestGate {
     private readonly topic: string,
     /** The consumer groups reading the topic in the running topology. */
     private readonly groups: readonly string[],
-    private readonly maxLag: number,
+    /** Read on every request: the appliance config may change it while cairn runs. */
+    private readonly maxLag: () => number,
   ) {}
 
   /** The largest lag over the topic's consumer groups, and whose it is. */
@@ -31,6 +32,9 @@ export class IngestGate {
         }
         this.cached = { ...worst, at: Date.now() };
         return worst;
+      } catch {
+        // A lag reading that fails (a Kafka leader moving, say) must not fail ingest: the last reading stands until one succeeds.
+        return this.cached ?? { lag: 0, group: '' };
       } finally {
         this.reading = null;
       }
@@ -41,12 +45,13 @@ export class IngestGate {
   /** Throws 429 when the pipeline is too far behind to take `incoming` more messages. */
   async admit(incoming: number): Promise<void> {
     const { lag, group } = await this.readLag();
-    if (lag + incoming > this.maxLag) {
+    const maxLag = this.maxLag();
+    if (lag + incoming > maxLag) {
       throw new HttpError(
         429,
         'too_many_requests',
-        `the pipeline is behind (stage "${group}" has ${lag} artifacts to process, the limit is ${this.maxLag}); retry after ${RETRY_AFTER_SECONDS} s`,
-        { lag, stage: group, max_lag: this.maxLag, retry_after_seconds: RETRY_AFTER_SECONDS },
+        `the pipeline is behind (stage "${group}" has ${lag} artifacts to process, the limit is ${maxLag}); retry after ${RETRY_AFTER_SECONDS} s`,
+        { lag, stage: group, max_lag: maxLag, retry_after_seconds: RETRY_AFTER_SECONDS },
         { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       );
     }
