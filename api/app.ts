@@ -25,6 +25,7 @@ import { authRoutes, SAML_ACS_PATH, samlRoutes } from './routes/auth.js';
 import { settingsRoutes } from './routes/settings.js';
 import { tlsRoutes } from './routes/tls.js';
 import { healthRoutes } from './routes/health.js';
+import { applianceRoutes } from './routes/appliance.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -47,6 +48,7 @@ export function allRoutes(): Route[] {
     ...auditLogRoutes,
     ...tlsRoutes,
     ...healthRoutes,
+    ...applianceRoutes,
     ...metaRoutes(allRoutes),
   ];
 }
@@ -115,7 +117,7 @@ export function createApp(runtime: ApiRuntime): Koa {
   if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
   const deps: ApiDeps = {
     ...runtime,
-    ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), runtime.config.ingestMaxLag),
+    ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), () => runtime.config.ingestMaxLag),
     identity: new Identity(runtime.store, runtime.state, runtime.config),
     outbound: new OutboundClient(runtime.config.outbound),
   };

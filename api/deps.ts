@@ -9,6 +9,7 @@ import type { Identity } from '../identity/index.js';
 import type { OutboundClient } from '../lib/outbound/client.js';
 import type { IngestGate } from './ingest-gate.js';
 import type { ProcessHealth } from '../ops/health/process-health.js';
+import type { ApplianceConfigWatcher } from '../ops/appliance/runtime-config.js';
 
 /** What a process hands the API when it creates it. */
 export interface ApiRuntime {
@@ -18,6 +19,7 @@ export interface ApiRuntime {
   state: HotState;
   logger: Logger;
   health: ProcessHealth;
+  appliance: ApplianceConfigWatcher;
 }
 
 export interface ApiDeps extends ApiRuntime {

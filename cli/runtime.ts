@@ -9,6 +9,7 @@ import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js
 import { findStage, STAGES, topicSpecs } from '../pipeline/stages.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
 import { ProcessHealth } from '../ops/health/process-health.js';
+import { ApplianceConfigWatcher } from '../ops/appliance/runtime-config.js';
 
 export interface Runtime {
   config: Config;
@@ -18,6 +19,8 @@ export interface Runtime {
   state: HotState;
   /** The heartbeats of the services this process runs (docs/operations.md). */
   health: ProcessHealth;
+  /** Applies the appliance config operators change at run time. */
+  appliance: ApplianceConfigWatcher;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const state = await createHotState(config);
   logger.info({ store: config.clickhouse.url ?? 'embedded chdb', bus: bus.kind, state: config.redisUrl ? 'redis' : 'local', topology: config.pipeline.topology }, 'runtime ready');
   const health = new ProcessHealth({ config, store, bus, state, logger });
+  const appliance = new ApplianceConfigWatcher({ config, store, logger });
+  await appliance.start();
   return {
     config,
     logger,
@@ -40,7 +45,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     bus,
     state,
     health,
+    appliance,
     async close() {
+      appliance.stop();
       await health.close();
       await bus.close();
       await state.close();

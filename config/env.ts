@@ -63,7 +63,8 @@ function parseScopeEntry(text: string): ScopeEntry {
   return { kind: 'name', name: entry };
 }
 
-const scopeList = z.string().transform((v, ctx) => {
+/** A scope list as written in the environment (and in the appliance config). */
+export const scopeList = z.string().transform((v, ctx) => {
   try {
     return v.split(',').map((e) => e.trim()).filter(Boolean).map(parseScopeEntry);
   } catch (err) {
@@ -73,7 +74,7 @@ const scopeList = z.string().transform((v, ctx) => {
 });
 
 /** "1=10.20.0.0/16,db01;3=*.pay.example.com": framework index = scope list, separated by semicolons. */
-const frameworkScopes = z.string().transform((v, ctx) => {
+export const frameworkScopes = z.string().transform((v, ctx) => {
   const scopes: { index: number; entries: ScopeEntry[] }[] = [];
   for (const part of v.split(';').map((p) => p.trim()).filter(Boolean)) {
     const match = /^(\d{1,3})\s*=\s*(.+)$/.exec(part);
@@ -86,6 +87,15 @@ const frameworkScopes = z.string().transform((v, ctx) => {
   }
   return scopes;
 });
+
+/** A scope list written back as text, e.g. for the appliance config. */
+export function scopeListText(entries: ScopeEntry[]): string {
+  return entries.map((e) => (e.kind === 'cidr' ? e.cidr : e.kind === 'suffix' ? `*.${e.domain}` : e.name)).join(',');
+}
+
+export function frameworkScopesText(scopes: GraphScopes['frameworks']): string {
+  return scopes.map((s) => `${s.index}=${scopeListText(s.entries)}`).join(';');
+}
 
 /** A duration such as 30m, 1h or 1d (lib/duration.ts), checked here so a bad value names its variable. */
 const duration = z.string().regex(DURATION_PATTERN, 'must be a duration such as 30m, 1h or 1d').transform(parseDuration);

@@ -38,7 +38,7 @@ export function leadRuleSet(ctx: StageContext): RuleSet {
     () => listEnabledLeadRules(ctx.store),
     () => currentNotice(ctx.state, 'lead-rules'),
     ctx.logger,
-    ctx.config.pipeline.ruleRefreshMs,
+    () => ctx.config.pipeline.ruleRefreshMs,
   );
 }
 

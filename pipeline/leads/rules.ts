@@ -51,14 +51,23 @@ export class RuleSet {
     private readonly load: () => Promise<LeadRule[]>,
     private readonly notice: () => Promise<string | null>,
     private readonly logger: Logger,
-    private readonly refreshMs: number,
+    /** Read before each wait, so a new CAIRN_RULE_REFRESH_MS from the appliance config applies without a restart. */
+    private readonly refreshMs: () => number,
   ) {}
 
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => {
-      this.refresh().catch((err: unknown) => this.logger.warn({ err }, 'could not refresh lead rules; keeping the ones loaded'));
-    }, this.refreshMs);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.refresh()
+        .catch((err: unknown) => this.logger.warn({ err }, 'could not refresh lead rules; keeping the ones loaded'))
+        .finally(() => {
+          if (this.timer) this.schedule();
+        });
+    }, this.refreshMs());
     this.timer.unref();
   }
 
@@ -98,6 +107,7 @@ export class RuleSet {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 }
