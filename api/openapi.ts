@@ -62,6 +62,22 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
         : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),
+      ...(route.multipart
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'multipart/form-data': {
+                  schema: {
+                    type: 'object',
+                    required: route.multipart.required,
+                    properties: Object.fromEntries(Object.entries(route.multipart.parts).map(([name, description]) => [name, { type: 'string', description }])),
+                  },
+                },
+              },
+            },
+          }
+        : {}),
       responses: {
         [String(route.successStatus ?? 200)]: {
           description: 'Success',

@@ -69,6 +69,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   errors?: number[];
   /** Content types the route may answer with besides JSON (see RouteResult.file), for the API document. */
   fileTypes?: string[];
+  /** A multipart/form-data request (the handler reads it): part name to description, for the API document. */
+  multipart?: { parts: Record<string, string>; required: string[] };
   handler(input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>): Promise<RouteResult<z.input<R>>>;
 }
 

@@ -158,6 +158,14 @@ export const tlsRoutes = [
       'The key is sealed with CAIRN_MASTER_KEY and never answered. Example: curl -F cert=@fullchain.pem -F key=@privkey.pem -F activate=true -H "Authorization: Bearer $TOKEN" .../api/v1/tls/certificates',
     tag: 'TLS',
     permission: 'settings:manage',
+    multipart: {
+      parts: {
+        cert: 'PEM certificate file: the leaf first, then its intermediates',
+        key: 'PEM private key file (unencrypted), matching the leaf',
+        activate: 'true or false (default true when no certificate is active)',
+      },
+      required: ['cert', 'key'],
+    },
     response: CertificateSchema,
     successStatus: 201,
     errors: [409, 413, 415],
