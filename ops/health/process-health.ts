@@ -281,7 +281,8 @@ export class ProcessHealth {
       await state.set(heartbeatKey(service, this.instance), JSON.stringify(heartbeat), HEARTBEAT_KEEP_MS);
       await state.windowAdd(HEARTBEATS_KEY, `${service}|${this.instance}`, Date.now(), HEARTBEAT_KEEP_MS);
     }
-    // The metrics of this process, for the API of another process to answer for it.
+    // The metrics of this process, for the API of another process to answer for it; one process (embedded) has no other to tell.
+    if (!this.parts.config.redisUrl) return;
     const ttl = this.parts.config.operations.heartbeatMs * 4;
     await state.set(metricsKey(this.instance), JSON.stringify(await register.getMetricsAsJSON()), ttl);
     await state.windowAdd(METRIC_INSTANCES_KEY, this.instance, Date.now(), HEARTBEAT_KEEP_MS);
