@@ -1,21 +1,17 @@
 // The appliance (SPEC 2.13, 4.11; docs/operations.md): its health in one
 // line, what it holds and how fast it works, and the runtime settings an
 // operator changes without a restart.
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { orgTotals, tableSizes } from '../../clickhouse/tables/appliance-stats.js';
 import { isEmbedded } from '../../config/env.js';
-import { newId } from '../../lib/ids.js';
 import { VERSION } from '../../lib/version.js';
 import { ApplianceChange, ApplianceSettings, readStored, saveStored, type ApplianceField } from '../../ops/appliance/runtime-config.js';
 import { readContainers } from '../../ops/health/services.js';
-import { publish } from '../../pipeline/bus/consume.js';
 import { findStage, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
-import { systemEvents } from '../../topics/index.js';
-import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { apiMetrics } from '../metrics.js';
 import { defineRoute } from '../route.js';
+import { raiseConfigChanged } from '../system-events.js';
 import { Timestamp } from '../schemas.js';
 import { STATUS_NAMES } from './incidents.js';
 
@@ -40,20 +36,6 @@ const ConfigAnswer = ApplianceSettings.extend({
 async function configAnswer(deps: ApiDeps): Promise<z.input<typeof ConfigAnswer>> {
   const stored = await readStored(deps.store, deps.config);
   return { ...deps.appliance.environment(), ...stored.values, stored: Object.keys(stored.values), updated_at: stored.updated_at, updated_by: stored.updated_by };
-}
-
-async function configChanged(deps: ApiDeps, ctx: Context, auth: AuthContext, fields: string[]): Promise<void> {
-  await publish(deps.bus, systemEvents, [
-    {
-      id: newId(),
-      type: 'system.config_changed',
-      org_id: auth.orgId,
-      occurred_at: new Date().toISOString(),
-      severity: 'info',
-      summary: `appliance config changed by ${auth.email ?? auth.subject}: ${fields.join(', ')}`,
-      details: { setting: 'appliance', fields, actor: auth.email ?? auth.subject, client_ip: ctx.ip },
-    },
-  ]);
 }
 
 export const applianceRoutes = [
@@ -163,7 +145,7 @@ export const applianceRoutes = [
       await saveStored(deps.store, deps.config, stored, auth.email ?? auth.subject);
       // This process applies it now; the others on their next look.
       await deps.appliance.sync();
-      await configChanged(deps, ctx, auth, fields);
+      await raiseConfigChanged(deps, ctx, auth, { setting: 'appliance', summary: `appliance config changed (${fields.join(', ')})`, details: { fields } });
       const after = await configAnswer(deps);
       return { message: `Appliance config changed: ${fields.join(', ')}`, data: after, audit: { before } };
     },

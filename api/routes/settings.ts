@@ -1,9 +1,7 @@
 // Authentication settings (SPEC 2.10, 4.1): the login method and the LDAP
 // and SAML configuration. Secrets are sealed at rest and redacted in every
 // answer; a change raises system.config_changed and goes to the audit log.
-import type { Context } from 'koa';
 import { z } from 'zod';
-import { newId } from '../../lib/ids.js';
 import { OutboundError } from '../../lib/outbound/client.js';
 import { REDACTED } from '../../lib/secret-box.js';
 import { applyChange, AuthSettings, AuthSettingsChange, incompleteFor, LdapSettings, redactAuthSettings, saveAuthSettings, SAML_MODES, SAML_PROVIDERS } from '../../identity/auth-settings.js';
@@ -11,26 +9,10 @@ import { testLdap } from '../../identity/ldap.js';
 import { ldapConfigOf } from '../../identity/login.js';
 import { findRole } from '../../identity/roles.js';
 import { fetchIdpMetadata, generateSpKeypair, samlChecks } from '../../identity/saml.js';
-import { publish } from '../../pipeline/bus/consume.js';
-import { systemEvents } from '../../topics/index.js';
-import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { badRequest } from '../http-error.js';
 import { defineRoute } from '../route.js';
-
-async function configChanged(deps: ApiDeps, ctx: Context, auth: AuthContext, what: string, fields: string[]): Promise<void> {
-  await publish(deps.bus, systemEvents, [
-    {
-      id: newId(),
-      type: 'system.config_changed',
-      org_id: auth.orgId,
-      occurred_at: new Date().toISOString(),
-      severity: 'info',
-      summary: `${what} changed by ${auth.email ?? auth.subject}`,
-      details: { setting: what, fields, actor: auth.email ?? auth.subject, client_ip: ctx.ip },
-    },
-  ]);
-}
+import { raiseConfigChanged } from '../system-events.js';
 
 /** Fields whose value differs, by dotted name (for the event; never the values). */
 function changedFields(before: AuthSettings, after: AuthSettings): string[] {
@@ -93,7 +75,7 @@ export const settingsRoutes = [
       await assertRolesExist(deps, auth.orgId, after);
       await saveAuthSettings(deps.store, deps.identity.box, auth.orgId, after, auth.email ?? auth.subject);
       const fields = changedFields(before, after);
-      if (fields.length) await configChanged(deps, ctx, auth, 'auth', fields);
+      if (fields.length) await raiseConfigChanged(deps, ctx, auth, { setting: 'auth', summary: `authentication settings changed (${fields.join(', ')})`, details: { fields } });
       const data = redactAuthSettings(after);
       return { message: fields.length ? `Authentication settings changed: ${fields.join(', ')}` : 'No change', data, audit: { before: redactAuthSettings(before), after: data } };
     },
@@ -151,7 +133,7 @@ export const settingsRoutes = [
       const settings = await deps.identity.settings(auth.orgId);
       const after = applyChange(settings, { saml: { sp_private_key: pair.private_key, sp_certificate: pair.certificate } });
       await saveAuthSettings(deps.store, deps.identity.box, auth.orgId, after, auth.email ?? auth.subject);
-      await configChanged(deps, ctx, auth, 'auth', ['saml.sp_private_key', 'saml.sp_certificate']);
+      await raiseConfigChanged(deps, ctx, auth, { setting: 'auth', summary: 'SAML service provider key pair generated', details: { fields: ['saml.sp_private_key', 'saml.sp_certificate'] } });
       return { message: 'Key pair generated and stored; the private key is not shown again', data: pair, audit: { after: { sp_certificate: pair.certificate } } };
     },
   }),

@@ -5,6 +5,7 @@
 // no answer, audit entry, event or log line holds it.
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { newId } from '../../lib/ids.js';
 import {
   activateCertificate,
   activeCertificate,
@@ -15,16 +16,13 @@ import {
   saveCertificate,
   type StoredCertificate,
 } from '../../clickhouse/tables/tls-certificates.js';
-import { newId } from '../../lib/ids.js';
 import { CertificateProblem, checkCertificatePair, daysToExpiry, type CheckedPair } from '../../ops/tls/certificate.js';
 import { httpsServing, MIN_TLS_VERSION, POLL_MS, refreshHttpsListeners } from '../../ops/tls/listener.js';
 import { MAX_PART_BYTES, readCertificateUpload, UploadError, type CertificateUpload } from '../../ops/tls/upload.js';
-import { publish } from '../../pipeline/bus/consume.js';
-import { systemEvents } from '../../topics/index.js';
-import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { badRequest, codeForStatus, HttpError, notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
+import { raiseConfigChanged } from '../system-events.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
 
 const DaysToExpiry = z.number().int().describe('whole days until not_after, rounded down; negative once expired');
@@ -114,20 +112,7 @@ function httpsServedFor(deps: ApiDeps, orgId: string): boolean {
   return httpsServing(orgId) !== null || (deps.config.operations.tlsPort !== undefined && orgId === deps.config.orgId);
 }
 
-async function tlsChanged(deps: ApiDeps, ctx: Context, auth: AuthContext, summary: string, cert: StoredCertificate): Promise<void> {
-  const actor = auth.email ?? auth.subject;
-  await publish(deps.bus, systemEvents, [
-    {
-      id: newId(),
-      type: 'system.config_changed',
-      org_id: auth.orgId,
-      occurred_at: new Date().toISOString(),
-      severity: 'info',
-      summary: `${summary} by ${actor}`,
-      details: { setting: 'tls', certificate_id: cert.id, subject: cert.subject, fingerprint_sha256: cert.fingerprint_sha256, actor, client_ip: ctx.ip },
-    },
-  ]);
-}
+const certificateDetails = (cert: StoredCertificate) => ({ certificate_id: cert.id, subject: cert.subject, fingerprint_sha256: cert.fingerprint_sha256 });
 
 export const tlsRoutes = [
   defineRoute({
@@ -194,7 +179,7 @@ export const tlsRoutes = [
       } else {
         await saveCertificate(deps.store, stored);
       }
-      await tlsChanged(deps, ctx, auth, `TLS certificate ${cert.subject} uploaded${activate ? ' and activated' : ''}`, cert);
+      await raiseConfigChanged(deps, ctx, auth, { setting: 'tls', summary: `TLS certificate ${cert.subject} uploaded${activate ? ' and activated' : ''}`, details: certificateDetails(cert) });
       const data = publicCertificate(cert, activate);
       const next = activate ? ' and activated' : `; activate it with PUT /api/v1/tls/certificates/${data.id}/activate`;
       return { message: `TLS certificate ${data.subject} stored${next}`, data, audit: { after: data } };
@@ -219,7 +204,7 @@ export const tlsRoutes = [
       }
       const activated = await activateCertificate(deps.store, cert);
       await refreshHttpsListeners();
-      await tlsChanged(deps, ctx, auth, `TLS certificate ${cert.subject} activated`, activated);
+      await raiseConfigChanged(deps, ctx, auth, { setting: 'tls', summary: `TLS certificate ${cert.subject} activated`, details: certificateDetails(activated) });
       const data = publicCertificate(activated, true);
       const replaced = previous ? `; it replaces ${previous.subject} (${previous.id})` : '';
       return { message: `TLS certificate ${cert.subject} activated${replaced}`, data, audit: { before: publicCertificate(cert, false), after: data } };
@@ -241,7 +226,7 @@ export const tlsRoutes = [
         throw new HttpError(409, 'conflict', `TLS certificate ${cert.id} is the active certificate and HTTPS is served with it: activate another certificate first (PUT /api/v1/tls/certificates/{id}/activate), then delete this one`);
       }
       await deleteCertificate(deps.store, cert);
-      await tlsChanged(deps, ctx, auth, `TLS certificate ${cert.subject} deleted`, cert);
+      await raiseConfigChanged(deps, ctx, auth, { setting: 'tls', summary: `TLS certificate ${cert.subject} deleted`, details: certificateDetails(cert) });
       return { message: `TLS certificate ${cert.subject} (${cert.id}) deleted`, data: null, audit: { before: publicCertificate(cert, active) } };
     },
   }),
