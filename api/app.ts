@@ -26,6 +26,7 @@ import { settingsRoutes } from './routes/settings.js';
 import { tlsRoutes } from './routes/tls.js';
 import { healthRoutes } from './routes/health.js';
 import { applianceRoutes } from './routes/appliance.js';
+import { exporterRoutes } from './routes/exporters.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -49,6 +50,7 @@ export function allRoutes(): Route[] {
     ...tlsRoutes,
     ...healthRoutes,
     ...applianceRoutes,
+    ...exporterRoutes,
     ...metaRoutes(allRoutes),
   ];
 }
