@@ -27,6 +27,7 @@ import { tlsRoutes } from './routes/tls.js';
 import { healthRoutes } from './routes/health.js';
 import { applianceRoutes } from './routes/appliance.js';
 import { exporterRoutes } from './routes/exporters.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -51,6 +52,7 @@ export function allRoutes(): Route[] {
     ...healthRoutes,
     ...applianceRoutes,
     ...exporterRoutes,
+    ...notificationRoutes,
     ...metaRoutes(allRoutes),
   ];
 }

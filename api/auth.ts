@@ -117,6 +117,14 @@ function describeTokenError(err: unknown): string {
   return `invalid token: ${message || 'verification failed'}`;
 }
 
+/** For routes only a logged-in browser session may use. */
+export const requireSession: Middleware = async (ctx, next) => {
+  if ((ctx.state.auth as AuthContext | undefined)?.via !== 'session') {
+    throw new HttpError(401, 'unauthorized', `this route takes the session cookie from POST /api/v1/auth/login (without an Authorization header), not a bearer token`);
+  }
+  await next();
+};
+
 export function requirePermission(permission: Permission): Middleware {
   return async (ctx, next) => {
     const auth = ctx.state.auth as AuthContext | undefined;

@@ -58,7 +58,7 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
       tags: [route.tag],
       operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(route.permission
-        ? { security: [{ bearerAuth: [] }, { sessionCookie: [] }], ...(route.permission === 'authenticated' ? {} : { 'x-permission': route.permission }) }
+        ? { security: route.session ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }], ...(route.permission === 'authenticated' ? {} : { 'x-permission': route.permission }) }
         : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),

@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { ApiDeps } from './deps.js';
-import { requirePermission, type AuthContext } from './auth.js';
+import { requirePermission, requireSession, type AuthContext } from './auth.js';
 import { recordChange, type AuditNote } from './audit.js';
 import { HttpError } from './http-error.js';
 import type { Permission } from '../identity/permissions.js';
@@ -57,6 +57,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   permission: Permission | 'authenticated' | null;
   /** Changes are recorded in the audit log (every non-GET route) unless false: ingest and read-only POSTs (searches, rule trials). */
   audit?: false;
+  /** Only the session cookie of a login authenticates (SPEC 5.4, the notifications family B): a bearer token alone is 401. */
+  session?: true;
   params?: P;
   query?: Q;
   body?: B;
@@ -100,7 +102,10 @@ export interface MountOptions {
 
 export function mountRoutes(router: Router, routes: Route[], { deps, authenticate, validateResponses }: MountOptions): void {
   for (const route of routes) {
-    const guards: Middleware[] = route.permission === null ? [] : route.permission === 'authenticated' ? [authenticate] : [authenticate, requirePermission(route.permission)];
+    const guards: Middleware[] =
+      route.permission === null
+        ? []
+        : [authenticate, ...(route.session ? [requireSession] : []), ...(route.permission === 'authenticated' ? [] : [requirePermission(route.permission)])];
     const audited = route.method !== 'get' && route.audit !== false;
     const handle: Middleware = async (ctx) => {
       const params = parseInput(route.params, ctx.params, 'path');

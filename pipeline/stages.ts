@@ -16,16 +16,17 @@ import { analysisStage } from './analysis/consumer.js';
 import { correlatorStage } from './correlator/consumer.js';
 import { enricherStage } from './enricher/consumer.js';
 import { leadsStage } from './leads/consumer.js';
+import { notifierStage } from './notifier/consumer.js';
 import { parserStage } from './parser/consumer.js';
 import type { Stage } from './stage.js';
 import { storeStage } from './store/consumer.js';
 import { TOPICS } from '../topics/index.js';
 
-export const STAGES: readonly Stage[] = [storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage];
+export const STAGES: readonly Stage[] = [storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage];
 
 export const TOPOLOGY_STAGES: Record<Topology, readonly string[]> = {
-  fused: ['store', 'analysis', 'correlator'],
-  staged: ['store', 'parser', 'enricher', 'leads', 'correlator'],
+  fused: ['store', 'analysis', 'correlator', 'notifier'],
+  staged: ['store', 'parser', 'enricher', 'leads', 'correlator', 'notifier'],
 };
 
 export function findStage(name: string): Stage | undefined {

@@ -11,6 +11,9 @@ export const SYSTEM_EVENT_TYPES = [
   'system.cert_expiring',
   'auth.failure',
   'system.config_changed',
+  // cairn extensions: detections analysts want to be told about (docs/notifications.md).
+  'incident.created',
+  'incident.severity_raised',
 ] as const;
 
 export const SystemEvent = z.object({
@@ -29,5 +32,4 @@ export const systemEvents = defineTopic<SystemEvent>({
   name: 'system.events',
   schema: SystemEvent,
   key: (e) => e.type,
-  // The notifier stage will read it; until then the in-process log keeps it.
 });

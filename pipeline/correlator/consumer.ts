@@ -1,9 +1,34 @@
 // Correlator stage: leads into incidents. Leads are keyed by organization,
 // so one worker handles an organization's leads, in order.
-import { leads } from '../../topics/index.js';
-import { consume } from '../bus/consume.js';
+import { severityRank } from '../../clickhouse/severity.js';
+import { stableId } from '../../lib/ids.js';
+import { leads, systemEvents, type SystemEvent } from '../../topics/index.js';
+import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
-import { correlateLead } from './correlate.js';
+import { correlateLead, type CorrelationOutcome } from './correlate.js';
+
+const EVENT_SEVERITY = { low: 'info', medium: 'warning', high: 'error', critical: 'error' } as const;
+
+/**
+ * incident.created when a lead opens an incident, incident.severity_raised
+ * when one raises it (cairn extensions of SPEC 6, for notification rules).
+ * Ids are derived, so a replayed lead raises the same event again and the
+ * notifier recognises it.
+ */
+function incidentEvent({ incident, created, previousSeverity }: CorrelationOutcome): SystemEvent | null {
+  const raised = previousSeverity !== null && severityRank(incident.severity) > severityRank(previousSeverity);
+  if (!created && !raised) return null;
+  const details = { incident_id: incident.id, title: incident.title, severity: incident.severity, node_count: incident.node_count, first_seen: incident.first_seen, last_seen: incident.last_seen };
+  return {
+    id: created ? stableId(incident.id, 'incident.created') : stableId(incident.id, 'incident.severity_raised', incident.severity),
+    type: created ? 'incident.created' : 'incident.severity_raised',
+    org_id: incident.org_id,
+    occurred_at: incident.updated_at,
+    severity: EVENT_SEVERITY[incident.severity],
+    summary: created ? `incident opened (${incident.severity}): ${incident.title}` : `incident severity raised from ${previousSeverity} to ${incident.severity}: ${incident.title}`,
+    details: raised ? { ...details, previous_severity: previousSeverity } : details,
+  };
+}
 
 export const correlatorStage: Stage = {
   name: 'correlator',
@@ -19,10 +44,15 @@ export const correlatorStage: Stage = {
       maxWaitMs: 20,
       isTransient: isTransientStageError,
       handle: async (batch) => {
+        const events: SystemEvent[] = [];
         for (const { value: lead } of batch) {
-          const { incidentId, created } = await correlateLead(ctx.store, lead, ctx.config.correlation, new Date().toISOString());
-          if (created) ctx.logger.info({ incident: incidentId, lead: lead.id, rule: lead.rule_name }, 'incident opened');
+          const outcome = await correlateLead(ctx.store, lead, ctx.config.correlation, new Date().toISOString());
+          if (outcome.created) ctx.logger.info({ incident: outcome.incidentId, lead: lead.id, rule: lead.rule_name }, 'incident opened');
+          const event = incidentEvent(outcome);
+          if (event) events.push(event);
         }
+        // After the incident rows: a notification names an incident that exists.
+        await publish(ctx.bus, systemEvents, events);
       },
     });
   },

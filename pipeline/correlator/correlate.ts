@@ -30,6 +30,13 @@ export interface Correlation {
   created: boolean;
 }
 
+/** What correlating one lead did to its incident, for the events the correlator raises. */
+export interface CorrelationOutcome extends Correlation {
+  incident: IncidentCore;
+  /** The incident's severity before this lead joined; null when the lead started it. */
+  previousSeverity: IncidentCore['severity'] | null;
+}
+
 function more(count: number): string {
   return count > 0 ? ` (+${count} more)` : '';
 }
@@ -104,7 +111,7 @@ async function chooseIncident(store: Store, lead: Lead, bounds: CorrelationBound
   return { incidentId: stableId('incident', lead.id), created: true, existing: null, others: [] };
 }
 
-export async function correlateLead(store: Store, lead: Lead, bounds: CorrelationBounds, now: string): Promise<Correlation> {
+export async function correlateLead(store: Store, lead: Lead, bounds: CorrelationBounds, now: string): Promise<CorrelationOutcome> {
   const { existing, others, ...correlation } = await chooseIncident(store, lead, bounds);
   const joined: IncidentLead = {
     org_id: lead.org_id,
@@ -141,5 +148,5 @@ export async function correlateLead(store: Store, lead: Lead, bounds: Correlatio
     updated_at: now,
   };
   await saveIncident(store, incident);
-  return correlation;
+  return { ...correlation, incident, previousSeverity: existing?.severity ?? null };
 }
