@@ -3,8 +3,10 @@
 // chain every new lead into one incident that grows without bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/api.js';
-import { eventually } from './helpers/buses.js';
+import { eventually, uniqueName } from './helpers/buses.js';
 import { ALL_STAGES, drained, get, ingestLines } from './helpers/pipeline.js';
+import { systemEvents } from '../topics/index.js';
+import type { DeliveredMessage } from '../pipeline/bus/types.js';
 
 interface IncidentOut {
   id: string;
@@ -92,5 +94,20 @@ describe('correlation bounds', () => {
     const incidents = await correlate(lines);
     expect(incidents).toHaveLength(1);
     expect(addresses(incidents[0]!).sort()).toEqual(['192.0.2.1', '192.0.2.2']);
+  });
+
+  it('raises incident.created once for each incident it opens', async () => {
+    const events: DeliveredMessage[] = [];
+    const sub = await api.runtime.bus.subscribe({ group: uniqueName('incident-events'), topic: systemEvents.name, maxBatchSize: 100, maxWaitMs: 10, handler: async (b) => void events.push(...b) });
+    try {
+      const incidents = await correlate([failure(0, '192.0.2.10', 'mail01'), failure(300, '192.0.2.11', 'mail02')]);
+      expect(incidents).toHaveLength(2);
+      const created = () => events.map((m) => JSON.parse(m.value.toString()) as { type: string; details: { incident_id: string } }).filter((e) => e.type === 'incident.created');
+      // The topic holds the earlier tests' events too: count this test's incidents.
+      const ids = new Set(incidents.map((i) => i.id));
+      await eventually(() => expect(created().filter((e) => ids.has(e.details.incident_id)).map((e) => e.details.incident_id).sort()).toEqual([...ids].sort()));
+    } finally {
+      await sub.stop();
+    }
   });
 });

@@ -15,7 +15,7 @@ const EVENT_SEVERITY = { low: 'info', medium: 'warning', high: 'error', critical
  * Ids are derived, so a replayed lead raises the same event again and the
  * notifier recognises it.
  */
-function incidentEvent({ incident, created, previousSeverity }: CorrelationOutcome): SystemEvent | null {
+export function incidentEvent({ incident, created, previousSeverity }: CorrelationOutcome): SystemEvent | null {
   const raised = previousSeverity !== null && severityRank(incident.severity) > severityRank(previousSeverity);
   if (!created && !raised) return null;
   const details = { incident_id: incident.id, title: incident.title, severity: incident.severity, node_count: incident.node_count, first_seen: incident.first_seen, last_seen: incident.last_seen };

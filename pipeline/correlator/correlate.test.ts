@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { joinNode, type LeadSpan } from './correlate.js';
+import { incidentEvent } from './consumer.js';
 
 const bounds = { windowMs: 3_600_000, maxSpanMs: 12 * 3_600_000, maxLeads: 5, hubLimit: 2 };
 const at = (hour: number) => new Date(Date.UTC(2026, 10, 20) + hour * 3_600_000).toISOString();
@@ -31,5 +32,18 @@ describe('joinNode', () => {
     const full = [1, 2, 3, 4, 5].map((h) => lead(h / 10, 'ip1'));
     expect(joinNode(lead(0.6, 'ip1'), full, isAddress, bounds)).toBeNull();
     expect(joinNode(lead(0.6, 'ip1'), full.slice(1), isAddress, bounds)).toBe('ip1');
+  });
+});
+
+describe('incident events', () => {
+  const incident = { id: '01930000-0000-7000-8000-000000000001', org_id: 'o', title: 'SSH brute force against web01', severity: 'high' as const, artifact_count: 3, node_count: 2, node_ids: [], observation_ids: [], first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-01T00:10:00.000Z', created_at: '2026-01-01T00:10:00.000Z', updated_at: '2026-01-01T00:10:00.000Z' };
+
+  it('names a new incident, a raised severity, and nothing else, with ids a replay repeats', () => {
+    const created = incidentEvent({ incidentId: incident.id, created: true, incident, previousSeverity: null });
+    expect(created).toMatchObject({ type: 'incident.created', severity: 'error', details: { incident_id: incident.id, severity: 'high' } });
+    expect(incidentEvent({ incidentId: incident.id, created: true, incident, previousSeverity: null })!.id).toBe(created!.id);
+    expect(incidentEvent({ incidentId: incident.id, created: false, incident, previousSeverity: 'medium' })).toMatchObject({ type: 'incident.severity_raised', details: { previous_severity: 'medium' } });
+    expect(incidentEvent({ incidentId: incident.id, created: false, incident, previousSeverity: 'high' })).toBeNull();
+    expect(incidentEvent({ incidentId: incident.id, created: false, incident, previousSeverity: 'critical' })).toBeNull();
   });
 });
