@@ -28,6 +28,7 @@ import { healthRoutes } from './routes/health.js';
 import { applianceRoutes } from './routes/appliance.js';
 import { exporterRoutes } from './routes/exporters.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { reportRoutes } from './routes/reports.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -53,6 +54,7 @@ export function allRoutes(): Route[] {
     ...applianceRoutes,
     ...exporterRoutes,
     ...notificationRoutes,
+    ...reportRoutes,
     ...metaRoutes(allRoutes),
   ];
 }

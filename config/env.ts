@@ -169,6 +169,13 @@ const EnvSchema = z.object({
   CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
+  CAIRN_REPORT_SNAPSHOTS: withDefault(
+    z
+      .string()
+      .transform((v) => v.split(',').map((t) => t.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(['executive', 'compliance', 'tool-effectiveness', 'cost-savings'], { message: 'each must be executive, compliance, tool-effectiveness or cost-savings' }))),
+    'executive',
+  ),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -216,6 +223,8 @@ export interface Config {
   graph: GraphScopes;
   identity: IdentityConfig;
   operations: OperationsConfig;
+  /** Reports taken as snapshots once a day (empty: none). */
+  reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
 }
 
 /** Health, metrics and TLS (docs/operations.md). */
@@ -333,6 +342,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       infrastructure: env.CAIRN_INFRASTRUCTURE,
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
+    reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,

@@ -10,6 +10,7 @@ import { provideEmbeddedSecrets } from '../embedded-secrets.js';
 import { ensureFirstAdmin } from '../../identity/first-admin.js';
 import { Identity } from '../../identity/index.js';
 import { startTls, type TlsServices } from '../../ops/tls/index.js';
+import { startSnapshotSchedule } from '../../reports/snapshots.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
 
 type Kind = 'start' | 'api' | 'worker';
@@ -91,7 +92,9 @@ async function run(kind: Kind, stage?: string): Promise<void> {
   if (kind !== 'worker') await announceFirstAdmin(runtime);
   const served = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
+  const stopSnapshots = kind === 'worker' ? () => {} : startSnapshotSchedule(runtime);
   closeOnSignal(logger, async () => {
+    stopSnapshots();
     await Promise.all(subscriptions.map((s) => s.stop()));
     if (served) {
       await served.tls.close();

@@ -93,8 +93,8 @@ export interface NodeFilter {
   offset: number;
 }
 
-/** The nodes of an org with effective flags; `rows` is the inner query the filters apply to. */
-function nodeQuery(orgId: string, scopes: GraphScopes, filter: Omit<NodeFilter, 'limit' | 'offset'>, params: SqlParams): string {
+/** The nodes of an org with effective flags and frameworks (also a subquery of the reports); `rows` is the inner query the filters apply to. */
+export function nodeQuery(orgId: string, scopes: GraphScopes, filter: Omit<NodeFilter, 'limit' | 'offset'>, params: SqlParams): string {
   const org = params.add(orgId, 'String');
   const inner = [`org_id = ${org}`];
   if (filter.type) inner.push(`type = ${params.add(filter.type, 'String')}`);
