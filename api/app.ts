@@ -29,6 +29,7 @@ import { applianceRoutes } from './routes/appliance.js';
 import { exporterRoutes } from './routes/exporters.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
+import { savedSearchRoutes } from './routes/saved-searches.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -55,6 +56,7 @@ export function allRoutes(): Route[] {
     ...exporterRoutes,
     ...notificationRoutes,
     ...reportRoutes,
+    ...savedSearchRoutes,
     ...metaRoutes(allRoutes),
   ];
 }

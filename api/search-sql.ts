@@ -1,11 +1,15 @@
 // A query tree as the store runs it: field-only queries on events rows (the
 // events table answers them alone), everything else on the artifacts table
 // with field tests as events subqueries. Search and rule tests both compile
-// through here, so they choose the same way.
-import type { SqlParams } from '../clickhouse/sql.js';
+// through here, so they choose the same way; and one page of artifact search
+// (GET /v1/artifacts, saved searches' results) is run here.
+import type { Store } from '../clickhouse/client.js';
+import { SqlParams } from '../clickhouse/sql.js';
+import { searchArtifacts, searchArtifactsByEvents, type ArtifactPage } from '../clickhouse/tables/artifacts.js';
 import { eventFieldCondition, eventFieldSubquery, eventsOfArtifacts, type EventScope } from '../clickhouse/tables/events.js';
 import type { QueryNode } from '../query/ast.js';
-import { answerableFromEvents, toSqlCondition, type SqlTarget } from '../query/to-sql.js';
+import { parseQuery } from '../query/parse.js';
+import { answerableFromEvents, countsFromIndex, toSqlCondition, type SqlTarget } from '../query/to-sql.js';
 
 export interface StoreCondition {
   /** null for the empty query (every row). */
@@ -21,4 +25,48 @@ export function storeCondition(tree: QueryNode, scope: EventScope, params: SqlPa
 /** Events rows as a query's target: fields in their columns, text through the artifacts in the same scope. */
 export function eventsTarget(scope: EventScope): SqlTarget {
   return { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition, throughArtifacts: eventsOfArtifacts(scope) };
+}
+
+/** Matches a search counts before it stops (as search engines do): past it, `total` is a lower bound and `total_exact` false. */
+export const COUNTED_MATCHES = 10_000;
+
+export interface ArtifactPageRequest {
+  orgId: string;
+  source?: string;
+  /** Inclusive. */
+  start?: string;
+  /** Exclusive. */
+  end?: string;
+  /** The query language; empty or absent selects everything in scope. */
+  query?: string;
+  limit: number;
+  offset: number;
+  /** Count every match instead of stopping past COUNTED_MATCHES. */
+  exactTotal: boolean;
+}
+
+/**
+ * One page of artifact search, newest first: what GET /v1/artifacts answers,
+ * and saved searches' results through the same code, so both select alike.
+ * Throws QuerySyntaxError for a query that does not parse.
+ */
+export async function searchArtifactPage(store: Store, request: ArtifactPageRequest): Promise<ArtifactPage> {
+  const params = new SqlParams();
+  const tree = parseQuery(request.query ?? '');
+  const compiled = storeCondition(tree, { orgId: request.orgId, start: request.start, end: request.end }, params);
+  // Queries every match of which needs a parsed event are answered from the events table (query/to-sql.ts answerableFromEvents).
+  const fromEvents = compiled.on === 'events';
+  return (fromEvents ? searchArtifactsByEvents : searchArtifacts)(store, {
+    orgId: request.orgId,
+    source: request.source,
+    start: request.start,
+    end: request.end,
+    conditions: compiled.sql ? [compiled.sql] : [],
+    params,
+    limit: request.limit,
+    offset: request.offset,
+    // Without a query the count comes from the primary key, and whole words are counted from the text index,
+    // both exactly and fast; other searches read the rows they count, and stop at the limit.
+    countLimit: request.exactTotal || tree.kind === 'all' || countsFromIndex(tree) ? undefined : COUNTED_MATCHES,
+  });
 }

@@ -1,13 +1,10 @@
 // Artifacts (SPEC 2.7, 4.7): ingest onto the bus, search in the store.
 import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
-import { SqlParams } from '../../clickhouse/sql.js';
-import { searchArtifacts, searchArtifactsByEvents } from '../../clickhouse/tables/artifacts.js';
+import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
-import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
-import type { QueryNode } from '../../query/ast.js';
-import { countsFromIndex } from '../../query/to-sql.js';
-import { storeCondition, type StoreCondition } from '../search-sql.js';
+import { QuerySyntaxError } from '../../query/parse.js';
+import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
@@ -53,9 +50,8 @@ const ArtifactSchema = z.object({
   created_at: Timestamp,
 });
 
-/** Whether the query has a word or phrase, which the text index counts without reading the rows. */
-/** Matches a search counts before it stops (as search engines do): past it, `total` is a lower bound and `total_exact` false. */
-export const COUNTED_MATCHES = 10_000;
+// Defined beside the search it bounds; still exported here, where it was first.
+export { COUNTED_MATCHES } from '../search-sql.js';
 
 const SearchQuery = Pagination.extend({
   source: z.string().min(1).max(128).optional(),
@@ -131,31 +127,14 @@ export const artifactRoutes = [
       total_exact: z.boolean().describe(`false when more than ${COUNTED_MATCHES.toLocaleString('en')} matched and exact_total was not asked: total is then that many, a lower bound`),
     }),
     async handler({ query, auth, deps }) {
-      const params = new SqlParams();
-      let tree: QueryNode;
-      let compiled: StoreCondition;
+      let page: ArtifactPage;
       try {
-        tree = parseQuery(query.query ?? '');
-        compiled = storeCondition(tree, { orgId: auth.orgId, start: query.start, end: query.end }, params);
+        page = await searchArtifactPage(deps.store, { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query, limit: query.limit, offset: query.offset, exactTotal: query.exact_total });
       } catch (err) {
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
-      // Queries every match of which needs a parsed event are answered from the events table (query/to-sql.ts answerableFromEvents).
-      const fromEvents = compiled.on === 'events';
-      const { artifacts, total, totalExact } = await (fromEvents ? searchArtifactsByEvents : searchArtifacts)(deps.store, {
-        orgId: auth.orgId,
-        source: query.source,
-        start: query.start,
-        end: query.end,
-        conditions: compiled.sql ? [compiled.sql] : [],
-        params,
-        limit: query.limit,
-        offset: query.offset,
-        // Without a query the count comes from the primary key, and whole words are counted from the text index,
-        // both exactly and fast; other searches read the rows they count, and stop at the limit.
-        countLimit: query.exact_total || tree.kind === 'all' || countsFromIndex(tree) ? undefined : COUNTED_MATCHES,
-      });
+      const { artifacts, total, totalExact } = page;
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
         data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },
