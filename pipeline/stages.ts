@@ -15,6 +15,7 @@ import type { TopicSpec } from './bus/index.js';
 import { analysisStage } from './analysis/consumer.js';
 import { correlatorStage } from './correlator/consumer.js';
 import { enricherStage } from './enricher/consumer.js';
+import { exportersStage } from './exporters/consumer.js';
 import { leadsStage } from './leads/consumer.js';
 import { notifierStage } from './notifier/consumer.js';
 import { parserStage } from './parser/consumer.js';
@@ -22,11 +23,11 @@ import type { Stage } from './stage.js';
 import { storeStage } from './store/consumer.js';
 import { TOPICS } from '../topics/index.js';
 
-export const STAGES: readonly Stage[] = [storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage];
+export const STAGES: readonly Stage[] = [exportersStage, storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage];
 
 export const TOPOLOGY_STAGES: Record<Topology, readonly string[]> = {
-  fused: ['store', 'analysis', 'correlator', 'notifier'],
-  staged: ['store', 'parser', 'enricher', 'leads', 'correlator', 'notifier'],
+  fused: ['exporters', 'store', 'analysis', 'correlator', 'notifier'],
+  staged: ['exporters', 'store', 'parser', 'enricher', 'leads', 'correlator', 'notifier'],
 };
 
 export function findStage(name: string): Stage | undefined {
