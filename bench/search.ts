@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { createApp } from '../api/app.js';
 import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
+import { provideEmbeddedSecrets } from '../cli/embedded-secrets.js';
 import { createLogger } from '../lib/logger.js';
 import { parseRaw } from '../pipeline/parser/registry.js';
 import { BENCH_SECRET, benchToken, loadSamples, machineLine, percentile } from './lib.js';
@@ -37,7 +38,8 @@ const FIRST_DAY = Date.parse('2026-10-23T00:00:00Z');
 const { lines: samples, dir } = loadSamples();
 const dataDir = args.keep ? path.resolve(args.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-search-'));
 fs.mkdirSync(dataDir, { recursive: true });
-const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production' });
+// The master key of the data dir, made there on first use as `cairn start` does.
+const { config } = await provideEmbeddedSecrets(loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production' }));
 const runtime = await openRuntime(config, createLogger('warn'));
 const { store } = runtime;
 const server = http.createServer(createApp(runtime).callback());

@@ -247,19 +247,21 @@ export async function complianceReport(ctx: ReportContext, period: Period, frame
 // ---------------------------------------------------------------- tool effectiveness
 
 /**
- * Every lead of the period with the source of its first artifact (the sensor
- * that produced what fired), its incident, and that incident's status and
- * time to detect.
+ * Every lead of the period with the source of its first event (the sensor
+ * that produced what fired; kept on the lead since migration 020, looked up
+ * from its first artifact for older leads), its incident, and that
+ * incident's status and time to detect.
  */
 function leadFactsSql(params: SqlParams, org: string, period: Period): string {
   // A lead's created_at is its first event's time (old logs replayed today are old); the period counts when cairn
   // raised it, which its row version holds (microseconds since the epoch at the write, clickhouse/version.ts).
   const [from, to] = [params.add(Date.parse(period.start) * 1000, 'UInt64'), params.add(Date.parse(period.end) * 1000, 'UInt64')];
-  const leadsOfPeriod = `SELECT id, rule_id, rule_name, observation_id, artifact_ids[1] AS first_artifact FROM leads FINAL WHERE org_id = ${org} AND version >= ${from} AND version < ${to}`;
-  return `SELECT l.id AS lead_id, l.rule_id AS rule_id, l.rule_name AS rule_name, l.observation_id AS observation_id, a.source AS source,
+  const leadsOfPeriod = `SELECT id, rule_id, rule_name, observation_id, artifact_ids[1] AS first_artifact, source AS lead_source FROM leads FINAL WHERE org_id = ${org} AND version >= ${from} AND version < ${to}`;
+  const older = `SELECT first_artifact FROM (${leadsOfPeriod}) WHERE lead_source = ''`;
+  return `SELECT l.id AS lead_id, l.rule_id AS rule_id, l.rule_name AS rule_name, l.observation_id AS observation_id, if(l.lead_source != '', l.lead_source, a.source) AS source,
                  il.incident_id AS incident_id, inc.status AS status, inc.ttd AS ttd
           FROM (${leadsOfPeriod}) AS l
-          LEFT JOIN (SELECT id, source FROM artifacts WHERE org_id = ${org} AND id IN (SELECT first_artifact FROM (${leadsOfPeriod}))) AS a ON a.id = l.first_artifact
+          LEFT JOIN (SELECT id, source FROM artifacts WHERE org_id = ${org} AND id IN (${older})) AS a ON a.id = l.first_artifact
           LEFT JOIN (SELECT lead_id, incident_id FROM incident_leads FINAL WHERE org_id = ${org}) AS il ON il.lead_id = l.id
           LEFT JOIN (SELECT i.id AS id, if(s.status = 0, 1, s.status) AS status, dateDiff('millisecond', i.first_seen, i.created_at) / 1000 AS ttd
                      FROM (SELECT id, first_seen, created_at FROM incidents FINAL WHERE org_id = ${org}) AS i
@@ -310,27 +312,31 @@ async function effectivenessBySourceAndRule(ctx: ReportContext, period: Period):
   const params = new SqlParams();
   const org = params.add(ctx.orgId, 'String');
   const [from, to] = [params.add(toClickHouseTime(period.start), 'DateTime64(3)'), params.add(toClickHouseTime(period.end), 'DateTime64(3)')];
-  const facts = leadFactsSql(params, org, period);
-  const sources = await queryRows(
+  // One pass over the lead facts, grouped both ways.
+  const outcomes = await queryRows(
     ctx.store,
-    `SELECT a.source AS source, a.artifacts AS artifacts, e.parsed AS parsed, o.* EXCEPT source
+    `SELECT grouping(source) = 0 AS by_source, source, toString(rule_id) AS rule, any(rule_name) AS rule_name, ${OUTCOME_COLUMNS}
+     FROM (${leadFactsSql(params, org, period)}) GROUP BY GROUPING SETS ((source), (rule_id)) ORDER BY leads DESC, rule_name`,
+    params,
+    { join_use_nulls: 1 },
+  );
+  const volumes = await queryRows(
+    ctx.store,
+    `SELECT a.source AS source, a.artifacts AS artifacts, e.parsed AS parsed
      FROM (SELECT source, count() AS artifacts FROM artifacts WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY source) AS a
      LEFT JOIN (SELECT source, count() AS parsed FROM events WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY source) AS e ON e.source = a.source
-     LEFT JOIN (SELECT source, ${OUTCOME_COLUMNS} FROM (${facts}) GROUP BY source) AS o ON o.source = a.source
      ORDER BY artifacts DESC, source`,
     params,
     { join_use_nulls: 1 },
   );
-  const rules = await queryRows(ctx.store, `SELECT toString(rule_id) AS rule_id, any(rule_name) AS rule_name, ${OUTCOME_COLUMNS} FROM (${facts}) GROUP BY rule_id ORDER BY leads DESC, rule_name`, params, { join_use_nulls: 1 });
+  const rowsOf = outcomes.map((r) => r as Record<string, unknown>);
+  const bySource = new Map(rowsOf.filter((r) => num(r.by_source)).map((r) => [String(r.source), r]));
   return {
-    sources: sources.map((row) => {
+    sources: volumes.map((row) => {
       const r = row as Record<string, unknown>;
-      return { source: String(r.source), artifacts: num(r.artifacts), parsed: num(r.parsed), parse_rate: ratio(num(r.parsed), num(r.artifacts)), ...effectiveness(r) };
+      return { source: String(r.source), artifacts: num(r.artifacts), parsed: num(r.parsed), parse_rate: ratio(num(r.parsed), num(r.artifacts)), ...effectiveness(bySource.get(String(r.source)) ?? {}) };
     }),
-    rules: rules.map((row) => {
-      const r = row as Record<string, unknown>;
-      return { rule_id: String(r.rule_id), rule_name: String(r.rule_name), ...effectiveness(r) };
-    }),
+    rules: rowsOf.filter((r) => !num(r.by_source)).map((r) => ({ rule_id: String(r.rule), rule_name: String(r.rule_name), ...effectiveness(r) })),
   };
 }
 
@@ -422,7 +428,7 @@ export async function costSavingsReport(ctx: ReportContext, period: Period, pric
   // Bytes ingested per source; the compressed bytes of the period's daily partitions of artifacts and events, shared out by them.
   const bytes = await queryRows(
     ctx.store,
-    `SELECT source, sum(length(raw)) AS ingested FROM artifacts WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY source ORDER BY ingested DESC, source`,
+    `SELECT source, sum(raw_bytes) AS ingested FROM artifacts WHERE org_id = ${org} AND created_at >= ${from} AND created_at < ${to} GROUP BY source ORDER BY ingested DESC, source`,
     params,
   );
   const stored = num(

@@ -13,6 +13,7 @@ import { mintToken } from '../api/auth.js';
 import { PERMISSIONS } from '../identity/permissions.js';
 import { openRuntime, startStages } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
+import { provideEmbeddedSecrets } from '../cli/embedded-secrets.js';
 import { createLogger } from '../lib/logger.js';
 import { canonicalIp } from '../pipeline/parser/ip.js';
 
@@ -53,7 +54,8 @@ function resolutions(lines: string[]): Set<string> {
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-graph-check-'));
-const runtime = await openRuntime(loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_JWT_SECRET: SECRET, CAIRN_LOG_LEVEL: 'warn' }), createLogger('warn'));
+const { config } = await provideEmbeddedSecrets(loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_JWT_SECRET: SECRET, CAIRN_LOG_LEVEL: 'warn' }));
+const runtime = await openRuntime(config, createLogger('warn'));
 const stages = await startStages(runtime, ['store', 'parser', 'enricher']);
 const server = http.createServer(createApp(runtime).callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -19,6 +19,8 @@ export const Lead = z.object({
   event_count: z.number().int(),
   node_ids: z.array(z.uuid()),
   artifact_ids: z.array(z.uuid()),
+  /** The source (sensor) of the firing's first event; empty on leads written before it was kept. */
+  source: z.string().default(''),
   first_seen: z.string(),
   last_seen: z.string(),
   created_at: z.string(),

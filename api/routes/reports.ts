@@ -28,6 +28,7 @@ const PeriodQuery = z
     const start = q.start ? new Date(q.start).toISOString() : new Date(Date.parse(end) - 30 * DAY_MS).toISOString();
     return { format: q.format, period: { start, end } as Period };
   })
+  .refine((q) => q.period.start >= '1970' && q.period.end <= '2200', { message: 'start and end must fall between 1970 and 2200', path: ['start'] })
   .refine((q) => q.period.start < q.period.end, { message: 'start must be before end', path: ['start'] })
   .refine((q) => Date.parse(q.period.end) - Date.parse(q.period.start) <= MAX_PERIOD_DAYS * DAY_MS, { message: `the period is at most ${MAX_PERIOD_DAYS} days`, path: ['start'] });
 

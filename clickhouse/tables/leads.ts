@@ -19,6 +19,7 @@ export interface LeadRow {
   event_count: number;
   node_ids: string[];
   artifact_ids: string[];
+  source: string;
   first_seen: string;
   last_seen: string;
   created_at: string;

@@ -86,6 +86,7 @@ export function firingRecords(firing: Firing, now: string): FiringRecords {
     event_count: firing.count,
     node_ids: firing.nodeIds,
     artifact_ids: firing.artifactIds,
+    source: firing.sample.source,
     first_seen: firstSeen,
     last_seen: iso(firing.lastSeen),
     created_at: firstSeen,
