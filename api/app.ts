@@ -33,7 +33,7 @@ import { savedSearchRoutes } from './routes/saved-searches.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
+import { loneSurrogateAt, MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import { noteError } from '../lib/recent-errors.js';
 
 
@@ -113,11 +113,14 @@ function requestLog(deps: ApiDeps): Middleware {
   };
 }
 
-/** Refuses bodies nested deeper than MAX_JSON_DEPTH before any handler serialises or walks them. */
+/** Refuses bodies nested deeper than MAX_JSON_DEPTH before any handler serialises or walks them, and text that is not Unicode. */
 const boundedNesting: Middleware = async (ctx, next) => {
-  if (nestsDeeperThan((ctx.request as { body?: unknown }).body, MAX_JSON_DEPTH)) {
+  const body = (ctx.request as { body?: unknown }).body;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw new HttpError(400, 'bad_request', `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
   }
+  const at = loneSurrogateAt(body);
+  if (at) throw new HttpError(400, 'bad_request', `request body: ${at} is not valid Unicode text (it holds a lone surrogate)`);
   await next();
 };
 

@@ -19,3 +19,18 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * Where a parsed JSON value holds a lone UTF-16 surrogate ("\ud800" is valid
+ * JSON but not Unicode text; the store refuses such a row), as a dotted path,
+ * or null. Call it on values already bounded by nestsDeeperThan.
+ */
+export function loneSurrogateAt(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return /\p{Cs}/u.test(value) ? path || '(body)' : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const at = /\p{Cs}/u.test(key) ? `${path}${path ? '.' : ''}${key}` : loneSurrogateAt(child, `${path}${path ? '.' : ''}${key}`);
+    if (at) return at;
+  }
+  return null;
+}

@@ -88,6 +88,8 @@ const HOSTILE_BODIES = [
   '1e999',
   '{"__proto__":{"polluted":true}}',
   '{"constructor":{"prototype":{"polluted":true}}}',
+  // A lone surrogate: valid JSON, not Unicode text (the store refused such rows with a 500 on some routes).
+  '{"name":"a\\ud800","query":"x","email":"a\\ud800@example.com","artifacts":[{"source":"x","raw":"\\udc00"}]}',
   '{"artifacts":[{"source":"x","raw":"y","timestamp":"+275760-09-13T00:00:00Z"}]}',
   '{"artifacts":"x"}',
   '{"status":1e309}',
