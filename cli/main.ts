@@ -11,6 +11,7 @@ import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
 import { rulesCommand } from './commands/rules.js';
 import { serveCommands } from './commands/serve.js';
+import { sqlCommand } from './commands/sql.js';
 import { tokenCommand } from './commands/token.js';
 import { userCommand } from './commands/user.js';
 
@@ -26,7 +27,7 @@ function program(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.startsWith('cairn: ') ? text : `cairn: ${text.replace(/^error: /, '')}`) });
   // Commands made apart from the root take its error handling and output settings before joining it.
-  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), tokenCommand(), userCommand()]) root.addCommand(command.copyInheritedSettings(root));
+  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), tokenCommand(), userCommand(), sqlCommand()]) root.addCommand(command.copyInheritedSettings(root));
   return root;
 }
 
