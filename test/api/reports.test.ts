@@ -24,6 +24,8 @@ interface Incident {
   status_history: { to_status: number; changed_at: string }[];
 }
 
+/** A name CSV must quote: a comma, double quotes and a line break. */
+const NEVER_FIRES = 'never fires, "not once"\nat all';
 const STATUS_NAMES: Record<number, string> = { 1: 'New', 2: 'Investigating', 3: 'Resolved', 4: 'Closed', 5: 'Disrupted' };
 const p90 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(0.9 * values.length)]!;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
@@ -49,7 +51,7 @@ describe('reports', () => {
     for (const rule of [
       { name: 'ssh failed password', severity: 'medium', conditions: { source: 'auth', pattern: '"Failed password"' } },
       { name: 'suricata alert', severity: 'high', conditions: { source: 'suricata', pattern: 'event.kind:alert' } },
-      { name: 'never fires', severity: 'low', conditions: { pattern: 'zzzzzz-never-in-any-line' } },
+      { name: NEVER_FIRES, severity: 'low', conditions: { pattern: 'zzzzzz-never-in-any-line' } },
     ]) {
       const res = await api.request('POST', '/api/v1/lead-rules', { token, body: rule });
       expect(res.status, res.text).toBe(201);
@@ -143,7 +145,7 @@ describe('reports', () => {
     expect(auth.artifacts).toBe(sshd.length);
     const observations = await get<{ observations: { id: string; rule_id: string }[] }>('/api/v1/observations?limit=1000');
     const rules = await get<{ rules: { id: string; name: string }[] }>('/api/v1/lead-rules');
-    for (const rule of rules.rules.filter((r) => r.name !== 'never fires')) {
+    for (const rule of rules.rules.filter((r) => r.name !== NEVER_FIRES)) {
       const row = report.rules.find((r: { rule_id: string }) => r.rule_id === rule.id);
       const mine = new Set(observations.observations.filter((o) => o.rule_id === rule.id).map((o) => o.id));
       const theirIncidents = incidents.filter((i) => i.observations.some((o) => mine.has(o.id)));
@@ -153,7 +155,15 @@ describe('reports', () => {
       expect(row.false_positives, rule.name).toBe(theirIncidents.filter((i) => i.status === 4).length);
       if (theirIncidents.length) expect(row.mean_time_to_detect_seconds, rule.name).toBeCloseTo(mean(theirIncidents.map((i) => (Date.parse(i.created_at) - Date.parse(i.first_seen)) / 1000)), 1);
     }
-    expect(report.rules_never_fired.map((r: { rule_name: string }) => r.rule_name)).toEqual(['never fires']);
+    expect(report.rules_never_fired.map((r: { rule_name: string }) => r.rule_name)).toEqual([NEVER_FIRES]);
+    // As CSV: the same rows, the quoted name back whole, the numbers the same.
+    const csv = await fetch(`${api.url}/api/v1/reports/tool-effectiveness?format=csv`, { headers: { authorization: `Bearer ${token}` } });
+    const rows = parse(await csv.text(), { columns: true }) as Record<string, string>[];
+    expect(rows.find((r) => r.kind === 'rule never fired')!.name).toBe(NEVER_FIRES);
+    for (const rule of report.rules as { rule_name: string; leads: number; true_positives: number }[]) {
+      const row = rows.find((r) => r.kind === 'rule' && r.name === rule.rule_name)!;
+      expect([Number(row.leads), Number(row.true_positives)]).toEqual([rule.leads, rule.true_positives]);
+    }
     expect(ruleOf.size).toBeGreaterThan(0);
   });
 
