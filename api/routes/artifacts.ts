@@ -40,7 +40,8 @@ const IngestBody = z.object({
 
 const Rejection = z.object({ index: z.number().int(), reason: z.string() });
 
-const ArtifactSchema = z.object({
+/** An artifact as the API answers it (also the saved searches' results). */
+export const ArtifactSchema = z.object({
   id: z.string(),
   org_id: z.string(),
   source: z.string(),

@@ -17,6 +17,7 @@ import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
+import { ArtifactSchema } from './artifacts.js';
 import { defineRoute } from '../route.js';
 import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
@@ -88,16 +89,6 @@ const SavedSearchSchema = z.object({
   updated_at: Timestamp,
 });
 
-// The answer of GET /v1/artifacts, item for item (the tests compare the two).
-const ArtifactSchema = z.object({
-  id: z.string(),
-  org_id: z.string(),
-  source: z.string(),
-  raw: z.string(),
-  timestamp: Timestamp,
-  metadata: z.record(z.string(), z.unknown()),
-  created_at: Timestamp,
-});
 const ResultsSchema = listData('artifacts', ArtifactSchema).extend({
   total_exact: z.boolean().describe(`false when more than ${COUNTED_MATCHES.toLocaleString('en')} matched and exact_total was not asked: total is then that many, a lower bound`),
 });
