@@ -265,6 +265,7 @@ export const healthRoutes = [
       const now = new Date().toISOString();
       const rule: AlertRule = { id: newId(), ...body, service: body.service ?? '', comparison: body.comparison, created_at: now, updated_at: now };
       await saveAlertRule(deps.store, rule);
+      deps.health.rulesChanged();
       return { message: 'Alert rule created', data: present({ ...rule, builtin: false }) };
     },
   }),
@@ -289,6 +290,7 @@ export const healthRoutes = [
         updated_at: new Date().toISOString(),
       };
       await saveAlertRule(deps.store, after);
+      deps.health.rulesChanged();
       return { message: 'Alert rule updated', data: present({ ...after, builtin }), audit: { before: present(before) } };
     },
   }),
@@ -305,6 +307,7 @@ export const healthRoutes = [
       const rule = await findRule(deps, params.id);
       if (isBuiltin(deps.config, rule.id)) throw new HttpError(409, 'conflict', `"${rule.name}" is built in: disable it with PUT {"enabled": false} instead`);
       await deleteAlertRule(deps.store, rule);
+      deps.health.rulesChanged();
       return { message: 'Alert rule deleted', data: null, audit: { before: present(rule), after: null } };
     },
   }),

@@ -171,6 +171,11 @@ export class ProcessHealth {
     return this.monitor;
   }
 
+  /** Alert rules changed through this process: its monitor reads them again now (others within 30 s). */
+  rulesChanged(): void {
+    this.monitor?.forgetRules();
+  }
+
   async close(): Promise<void> {
     await this.monitor?.stop();
     if (this.timer) clearInterval(this.timer);
