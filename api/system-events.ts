@@ -1,6 +1,7 @@
-// System events the API raises (SPEC 6) on behalf of the caller: a
-// configuration change names the setting, the fields (never their values),
-// who made it and from where.
+// System events the API raises (SPEC 6): a configuration change names the
+// setting, the fields (never their values), who made it and from where; a
+// failed login names the account tried and the client address (never the
+// password).
 import type { Context } from 'koa';
 import { newId } from '../lib/ids.js';
 import { publish } from '../pipeline/bus/consume.js';
@@ -21,4 +22,20 @@ export async function raiseConfigChanged(deps: ApiDeps, ctx: Context, auth: Auth
       details: { setting: change.setting, ...change.details, actor, client_ip: ctx.ip },
     },
   ]);
+}
+
+/** Every failed login (local, LDAP, SAML, or refused by the login limit). */
+export async function raiseAuthFailure(deps: ApiDeps, ctx: Context, login: string, method: string, reason: string): Promise<void> {
+  await publish(deps.bus, systemEvents, [
+    {
+      id: newId(),
+      type: 'auth.failure',
+      org_id: deps.config.orgId,
+      occurred_at: new Date().toISOString(),
+      severity: 'warning',
+      summary: `failed ${method} login for "${login.slice(0, 200)}" from ${ctx.ip}`,
+      details: { user: login.slice(0, 320), client_ip: ctx.ip, method, reason, user_agent: ctx.get('user-agent').slice(0, 300) },
+    },
+  ]);
+  deps.logger.warn({ user: login.slice(0, 320), clientIp: ctx.ip, method, reason }, 'login failed');
 }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Store } from '../clickhouse/client.js';
 import { readSetting, writeSetting } from '../clickhouse/tables/settings.js';
-import { REDACTED, SecretBox } from '../lib/secret-box.js';
+import { keepSecrets, mapSecrets, REDACTED, SecretBox } from '../lib/secret-box.js';
 import { BUILTIN_ROLES } from './roles.js';
 
 export const AUTH_METHODS = ['local', 'ldap', 'saml'] as const;
@@ -103,12 +103,6 @@ export type AuthSettingsChange = z.infer<typeof AuthSettingsChange>;
 
 const SETTING = 'auth';
 
-function mapSecrets<T extends Record<string, unknown>>(section: T, fields: readonly string[], map: (value: string) => string): T {
-  const copy: Record<string, unknown> = { ...section };
-  for (const field of fields) if (typeof copy[field] === 'string' && copy[field] !== '') copy[field] = map(copy[field] as string);
-  return copy as T;
-}
-
 function transform(settings: AuthSettings, map: (value: string) => string): AuthSettings {
   return { ...settings, ldap: mapSecrets(settings.ldap, LDAP_SECRETS, map), saml: mapSecrets(settings.saml, SAML_SECRETS, map) };
 }
@@ -133,15 +127,10 @@ export function redactAuthSettings(settings: AuthSettings): AuthSettings {
 
 /** The change applied to the current settings; omitted secrets and the placeholder keep what is stored. */
 export function applyChange(current: AuthSettings, change: AuthSettingsChange): AuthSettings {
-  const keep = <T extends Record<string, unknown>>(section: Partial<T> | undefined, secrets: readonly string[]): Partial<T> => {
-    const copy: Record<string, unknown> = { ...section };
-    for (const field of secrets) if (copy[field] === undefined || copy[field] === REDACTED) delete copy[field];
-    return copy as Partial<T>;
-  };
   return {
     method: change.method ?? current.method,
-    ldap: { ...current.ldap, ...keep(change.ldap, LDAP_SECRETS) },
-    saml: { ...current.saml, ...keep(change.saml, SAML_SECRETS) },
+    ldap: keepSecrets(current.ldap, change.ldap, LDAP_SECRETS),
+    saml: keepSecrets(current.saml, change.saml, SAML_SECRETS),
   };
 }
 

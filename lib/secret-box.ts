@@ -35,3 +35,17 @@ export class SecretBox {
 export function isSealed(value: string): boolean {
   return value.startsWith(`${VERSION}:`) && value.split(':').length === 4;
 }
+
+/** A copy of `values` with every set secret among `fields` passed through `map` (seal, open or redact). */
+export function mapSecrets<T extends Record<string, unknown>>(values: T, fields: readonly string[], map: (value: string) => string): T {
+  const copy: Record<string, unknown> = { ...values };
+  for (const field of fields) if (typeof copy[field] === 'string' && copy[field] !== '') copy[field] = map(copy[field] as string);
+  return copy as T;
+}
+
+/** `change` over `current`, where a secret the change leaves out or sends as the placeholder keeps its current value. */
+export function keepSecrets<T extends Record<string, unknown>>(current: T, change: Partial<T> | undefined, fields: readonly string[]): T {
+  const kept: Record<string, unknown> = { ...change };
+  for (const field of fields) if (kept[field] === undefined || kept[field] === REDACTED) delete kept[field];
+  return { ...current, ...kept } as T;
+}

@@ -5,14 +5,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getUser, recordLogin, type User } from '../../clickhouse/tables/users.js';
-import { newId } from '../../lib/ids.js';
 import type { AuthSettings } from '../../identity/auth-settings.js';
 import { checkCredentials, provision } from '../../identity/login.js';
 import { consumeAssertion, DEFAULT_CLOCK_SKEW_MS, loginRedirect, MAX_RELAY_STATE_BYTES, MAX_RESPONSE_BYTES, spMetadata, type SamlConfig } from '../../identity/saml.js';
 import { findRole } from '../../identity/roles.js';
 import { toPublicUser } from '../../identity/users.js';
-import { publish } from '../../pipeline/bus/consume.js';
-import { systemEvents } from '../../topics/index.js';
+import { raiseAuthFailure } from '../system-events.js';
 import { CSRF_HEADER, mintToken, SESSION_COOKIE, type AuthContext } from '../auth.js';
 import { recordAudit } from '../audit.js';
 import type { ApiDeps } from '../deps.js';
@@ -32,21 +30,6 @@ const LoginAnswer = z.object({
 
 /** Same answer for every failure: it must not tell whether the account exists. */
 const LOGIN_REFUSED = 'invalid email or password';
-
-export async function raiseAuthFailure(deps: ApiDeps, ctx: Context, login: string, method: string, reason: string): Promise<void> {
-  await publish(deps.bus, systemEvents, [
-    {
-      id: newId(),
-      type: 'auth.failure',
-      org_id: deps.config.orgId,
-      occurred_at: new Date().toISOString(),
-      severity: 'warning',
-      summary: `failed ${method} login for "${login.slice(0, 200)}" from ${ctx.ip}`,
-      details: { user: login.slice(0, 320), client_ip: ctx.ip, method, reason, user_agent: ctx.get('user-agent').slice(0, 300) },
-    },
-  ]);
-  deps.logger.warn({ user: login.slice(0, 320), clientIp: ctx.ip, method, reason }, 'login failed');
-}
 
 /** Starts a session for a user who proved who they are: cookie set, access token minted, last_login kept. */
 export async function startSession(deps: ApiDeps, ctx: Context, user: User, method: string): Promise<z.input<typeof LoginAnswer>> {

@@ -4,18 +4,14 @@
 // it raises system.service_down or system.capacity_warning once (hot state
 // makes it once across API processes too) and stays in the active list until
 // the condition clears.
-import type { Config } from '../../config/env.js';
-import type { Store } from '../../clickhouse/client.js';
 import { recordSamples, type AlertRule } from '../../clickhouse/tables/health.js';
-import type { Logger } from '../../lib/logger.js';
 import { newId } from '../../lib/ids.js';
 import { publish } from '../../pipeline/bus/consume.js';
-import type { Bus } from '../../pipeline/bus/index.js';
 import type { HotState } from '../../pipeline/state/types.js';
 import { systemEvents } from '../../topics/index.js';
 import { findStage, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
 import { compare, eventTypeOf, loadRules, observe, type Readings } from './alerts.js';
-import type { DiskState } from './process-health.js';
+import type { DiskState, HealthParts } from './process-health.js';
 import { readContainers, type ContainerDetail } from './services.js';
 
 export interface ActiveAlert {
@@ -38,12 +34,7 @@ export interface ActiveAlert {
 const ACTIVE_KEY = 'health:alerts-active';
 const alertKey = (ruleId: string, subject: string) => `health:alert:${ruleId}|${subject}`;
 
-interface Parts {
-  config: Config;
-  store: Store;
-  bus: Bus;
-  state: HotState;
-  logger: Logger;
+interface Parts extends HealthParts {
   disk(): Promise<DiskState>;
 }
 

@@ -111,7 +111,8 @@ export interface DiskState {
   size_bytes: number;
 }
 
-interface Parts {
+/** What health needs of the runtime. */
+export interface HealthParts {
   config: Config;
   store: Store;
   bus: Bus;
@@ -132,7 +133,7 @@ export class ProcessHealth {
   private beating: Promise<void> | null = null;
   private monitor: HealthMonitor | null = null;
 
-  constructor(private readonly parts: Parts) {
+  constructor(private readonly parts: HealthParts) {
     const { config } = parts;
     applianceMetrics.info.set({ version: VERSION, mode: config.kafka ? 'distributed' : 'embedded', topology: config.pipeline.topology }, 1);
   }

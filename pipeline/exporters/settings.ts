@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ExporterType } from '../../clickhouse/tables/exporters.js';
 import type { OutboundPolicy } from '../../lib/outbound/client.js';
 import { literalAddressRefusal } from '../../lib/outbound/tcp.js';
-import { REDACTED, type SecretBox } from '../../lib/secret-box.js';
+import { keepSecrets, mapSecrets, REDACTED, type SecretBox } from '../../lib/secret-box.js';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
 
@@ -104,27 +104,19 @@ export const SETTINGS_SCHEMAS = { syslog: SyslogSettings, http: HttpSettings, ka
 
 const SECRETS: Record<ExporterType, readonly string[]> = { syslog: [], http: ['token'], kafka: ['password'] };
 
-function mapSecrets(type: ExporterType, settings: Record<string, unknown>, map: (value: string) => string): Record<string, unknown> {
-  const copy = { ...settings };
-  for (const field of SECRETS[type]) if (typeof copy[field] === 'string' && copy[field] !== '') copy[field] = map(copy[field]);
-  return copy;
-}
-
 /** Whether any secret of the settings is set. */
 export function hasSecrets(type: ExporterType, settings: Record<string, unknown>): boolean {
   return SECRETS[type].some((field) => typeof settings[field] === 'string' && settings[field] !== '');
 }
 
-export const sealSettings = (box: SecretBox, type: ExporterType, settings: Record<string, unknown>) => mapSecrets(type, settings, (v) => box.seal(v));
-export const openSettings = (box: SecretBox, type: ExporterType, settings: Record<string, unknown>) => mapSecrets(type, settings, (v) => box.open(v));
+export const sealSettings = (box: SecretBox, type: ExporterType, settings: Record<string, unknown>) => mapSecrets(settings, SECRETS[type], (v) => box.seal(v));
+export const openSettings = (box: SecretBox, type: ExporterType, settings: Record<string, unknown>) => mapSecrets(settings, SECRETS[type], (v) => box.open(v));
 /** What an answer shows: every set secret as "[redacted]". */
-export const redactSettings = (type: ExporterType, settings: Record<string, unknown>) => mapSecrets(type, settings, () => REDACTED);
+export const redactSettings = (type: ExporterType, settings: Record<string, unknown>) => mapSecrets(settings, SECRETS[type], () => REDACTED);
 
 /** A change on top of the current settings: a secret omitted or sent as "[redacted]" keeps the current value. */
 export function mergeSettings(type: ExporterType, current: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {
-  const kept = { ...change };
-  for (const field of SECRETS[type]) if (kept[field] === REDACTED) delete kept[field];
-  return { ...current, ...kept };
+  return keepSecrets(current, change, SECRETS[type]);
 }
 
 /** The stored settings (secrets open) checked against their type. */

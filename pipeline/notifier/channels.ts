@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import { z } from 'zod';
 import type { ChannelType } from '../../clickhouse/tables/notifications.js';
 import { OutboundError, type OutboundClient } from '../../lib/outbound/client.js';
-import { REDACTED, type SecretBox } from '../../lib/secret-box.js';
+import { keepSecrets, mapSecrets, REDACTED, type SecretBox } from '../../lib/secret-box.js';
 import type { SystemEvent } from '../../topics/index.js';
 
 const Recipients = z
@@ -70,21 +70,13 @@ export type ChannelSettings = { email: z.infer<typeof EmailSettings>; slack: z.i
 /** Per type, the settings that are secrets. */
 export const CHANNEL_SECRETS: Record<ChannelType, readonly string[]> = { email: ['password'], slack: ['webhook_url'], webhook: ['auth_token', 'signing_secret'] };
 
-function mapSecrets(type: ChannelType, settings: Record<string, unknown>, map: (value: string) => string): Record<string, unknown> {
-  const copy = { ...settings };
-  for (const field of CHANNEL_SECRETS[type]) if (typeof copy[field] === 'string' && copy[field] !== '') copy[field] = map(copy[field] as string);
-  return copy;
-}
-
-export const sealSettings = (box: SecretBox, type: ChannelType, settings: Record<string, unknown>) => mapSecrets(type, settings, (v) => box.seal(v));
-export const openSettings = (box: SecretBox, type: ChannelType, settings: Record<string, unknown>) => mapSecrets(type, settings, (v) => box.open(v));
-export const redactSettings = (type: ChannelType, settings: Record<string, unknown>) => mapSecrets(type, settings, () => REDACTED);
+export const sealSettings = (box: SecretBox, type: ChannelType, settings: Record<string, unknown>) => mapSecrets(settings, CHANNEL_SECRETS[type], (v) => box.seal(v));
+export const openSettings = (box: SecretBox, type: ChannelType, settings: Record<string, unknown>) => mapSecrets(settings, CHANNEL_SECRETS[type], (v) => box.open(v));
+export const redactSettings = (type: ChannelType, settings: Record<string, unknown>) => mapSecrets(settings, CHANNEL_SECRETS[type], () => REDACTED);
 
 /** A change applied to stored (plain) settings: secrets left out or sent as "[redacted]" keep their value. */
 export function mergeSettings(type: ChannelType, current: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...current, ...change };
-  for (const field of CHANNEL_SECRETS[type]) if (change[field] === undefined || change[field] === REDACTED) next[field] = current[field];
-  return next;
+  return keepSecrets(current, change, CHANNEL_SECRETS[type]);
 }
 
 /** A system event, or the test message of a channel (type notification.test). */
