@@ -4,8 +4,8 @@
 // through here, so they choose the same way; and one page of artifact search
 // (GET /v1/artifacts, saved searches' results) is run here.
 import type { Store } from '../clickhouse/client.js';
-import { SqlParams } from '../clickhouse/sql.js';
-import { searchArtifacts, searchArtifactsByEvents, type ArtifactPage } from '../clickhouse/tables/artifacts.js';
+import type { SqlParams } from '../clickhouse/sql.js';
+import { searchArtifacts, type ArtifactPage } from '../clickhouse/tables/artifacts.js';
 import { eventFieldCondition, eventFieldSubquery, eventsOfArtifacts, type EventScope } from '../clickhouse/tables/events.js';
 import type { QueryNode } from '../query/ast.js';
 import { parseQuery } from '../query/parse.js';
@@ -51,18 +51,15 @@ export interface ArtifactPageRequest {
  * Throws QuerySyntaxError for a query that does not parse.
  */
 export async function searchArtifactPage(store: Store, request: ArtifactPageRequest): Promise<ArtifactPage> {
-  const params = new SqlParams();
   const tree = parseQuery(request.query ?? '');
-  const compiled = storeCondition(tree, { orgId: request.orgId, start: request.start, end: request.end }, params);
-  // Queries every match of which needs a parsed event are answered from the events table (query/to-sql.ts answerableFromEvents).
-  const fromEvents = compiled.on === 'events';
-  return (fromEvents ? searchArtifactsByEvents : searchArtifacts)(store, {
-    orgId: request.orgId,
-    source: request.source,
-    start: request.start,
-    end: request.end,
-    conditions: compiled.sql ? [compiled.sql] : [],
-    params,
+  return searchArtifacts(store, {
+    scope: { orgId: request.orgId, source: request.source, start: request.start, end: request.end },
+    // Queries every match of which needs a parsed event are answered from the events table (query/to-sql.ts answerableFromEvents).
+    on: answerableFromEvents(tree) ? 'events' : 'artifacts',
+    conditions: (scope, params) => {
+      const { sql } = storeCondition(tree, scope, params);
+      return sql ? [sql] : [];
+    },
     limit: request.limit,
     offset: request.offset,
     // Without a query the count comes from the primary key, and whole words are counted from the text index,

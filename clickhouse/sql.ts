@@ -30,10 +30,6 @@ export interface PagedQuery {
   orderBy: string;
   page: Page;
   settings?: Record<string, string | number>;
-  /** Count at most this many rows (the count stops scanning there); the answer says whether the total is exact. */
-  countLimit?: number;
-  /** With countLimit: the query has no index to narrow it (a full scan), so find a page of few rows by a parallel scan. */
-  scanWhenFew?: boolean;
 }
 
 /**
@@ -57,22 +53,9 @@ export async function queryRows(store: Store, query: string, params: SqlParams, 
   return result.json();
 }
 
-/**
- * Runs one page of `query` and the count of all its rows: what every list
- * answers. With countLimit the count stops past that many rows.
- */
-export async function queryPage(store: Store, { query, params, orderBy, page, settings, countLimit, scanWhenFew }: PagedQuery): Promise<{ rows: unknown[]; total: number; totalExact: boolean }> {
+/** Runs one page of `query` and the count of all its rows: what every list answers. */
+export async function queryPage(store: Store, { query, params, orderBy, page, settings }: PagedQuery): Promise<{ rows: unknown[]; total: number }> {
   const pageQuery = `${query} ORDER BY ${orderBy} LIMIT ${params.add(page.limit, 'UInt32')} OFFSET ${params.add(page.offset, 'UInt64')}`;
-  const counted = countLimit === undefined ? query : `${query} LIMIT ${params.add(countLimit + 1, 'UInt64')}`;
-  const count = async () => Number(((await queryRows(store, `SELECT count() AS total FROM (${counted})`, params, settings))[0] as { total?: string } | undefined)?.total ?? 0);
-  const answer = (rows: unknown[], total: number) =>
-    countLimit !== undefined && total > countLimit ? { rows, total: countLimit, totalExact: false } : { rows, total, totalExact: true };
-  if (scanWhenFew && countLimit !== undefined) {
-    // Count first: a page of few rows is found faster by a parallel scan and a sort than by reading newest first, which only pays when many match.
-    const total = await count();
-    const rows = total === 0 ? [] : await queryRows(store, pageQuery, params, { ...settings, optimize_read_in_order: total <= countLimit ? 0 : 1 });
-    return answer(rows, total);
-  }
-  const [rows, total] = await Promise.all([queryRows(store, pageQuery, params, settings), count()]);
-  return answer(rows, total);
+  const [rows, counted] = await Promise.all([queryRows(store, pageQuery, params, settings), queryRows(store, `SELECT count() AS total FROM (${query})`, params, settings)]);
+  return { rows, total: Number((counted[0] as { total?: string } | undefined)?.total ?? 0) };
 }

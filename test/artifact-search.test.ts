@@ -39,13 +39,22 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function search(query: string, limit = 50) {
-  const params = new SqlParams();
+async function search(query: string, limit = 50, options: { countLimit?: number; offset?: number; orgId?: string } = {}) {
+  const tree = parseQuery(query);
   const fieldSubquery = () => {
     throw new QuerySyntaxError('no fields here', 0);
   };
-  const condition = toSqlCondition(parseQuery(query), { textColumn: 'raw', fieldSubquery }, params);
-  return searchArtifacts(store, { orgId: 'o', conditions: condition ? [condition] : [], params, limit, offset: 0 });
+  return searchArtifacts(store, {
+    scope: { orgId: options.orgId ?? 'o' },
+    on: 'artifacts',
+    conditions: (_scope, params) => {
+      const condition = toSqlCondition(tree, { textColumn: 'raw', fieldSubquery }, params);
+      return condition ? [condition] : [];
+    },
+    limit,
+    offset: options.offset ?? 0,
+    countLimit: options.countLimit,
+  });
 }
 
 describe('artifact search on 20,000 rows', () => {
@@ -72,6 +81,43 @@ describe('artifact search on 20,000 rows', () => {
     expect(total).toBe(18000);
     expect(artifacts).toHaveLength(20);
     expect(artifacts.some((a) => a.raw.includes('Failed'))).toBe(false);
+  });
+});
+
+describe('a search with more matches than it counts', () => {
+  beforeAll(async () => {
+    // 10,000 rows a second apart; only the oldest 3,000 say "early".
+    await store.command({
+      query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
+              SELECT generateUUIDv7(), 'w', 'app', concat('row ', toString(number), if(number < 3000, ' early', ' late')),
+                     toDateTime64('2026-11-02 00:00:00', 3, 'UTC') + toIntervalSecond(number), '{}', now64(3)
+              FROM numbers(10000)`,
+    });
+  });
+
+  const ids = (page: { artifacts: { id: string }[] }) => page.artifacts.map((a) => a.id);
+
+  it('finds the newest page in the newest slice of time, the same page an exact count gives', async () => {
+    const exact = await search('row*', 10, { orgId: 'w', offset: 20 });
+    const counted = await search('row*', 10, { orgId: 'w', offset: 20, countLimit: 1000 });
+    expect(counted).toMatchObject({ total: 1000, totalExact: false });
+    expect(exact.total).toBe(10000);
+    expect(ids(counted)).toEqual(ids(exact));
+    expect(counted.artifacts[0]!.raw).toBe('row 9979 late');
+  });
+
+  it('widens past slices that hold too few matches, down to the whole range', async () => {
+    const exact = await search('early', 10, { orgId: 'w' });
+    const counted = await search('early', 10, { orgId: 'w', countLimit: 100 });
+    expect(counted).toMatchObject({ total: 100, totalExact: false });
+    expect(ids(counted)).toEqual(ids(exact));
+    expect(counted.artifacts.map((a) => a.raw)).toEqual(Array.from({ length: 10 }, (_, i) => `row ${2999 - i} early`));
+  });
+
+  it('counts a search that stays under its limit exactly', async () => {
+    const counted = await search('early', 5, { orgId: 'w', countLimit: 5000 });
+    expect(counted).toMatchObject({ total: 3000, totalExact: true });
+    expect(counted.artifacts[0]!.raw).toBe('row 2999 early');
   });
 });
 

@@ -1,8 +1,8 @@
 // The artifacts table: inserts by the store stage, search by the API.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { queryPage, SqlParams, whereClause } from '../sql.js';
-import { eventScope } from './events.js';
+import { queryRows, SqlParams, whereClause } from '../sql.js';
+import { eventScope, type EventScope } from './events.js';
 
 export interface Artifact {
   id: string;
@@ -71,13 +71,15 @@ export async function storedArtifactIds(store: Store, artifacts: Pick<Artifact, 
 }
 
 export interface ArtifactSearch {
-  orgId: string;
-  source?: string;
-  start?: string;
-  end?: string;
-  /** Further conditions over the columns (e.g. compiled from a query), with their parameters in `params`. */
-  conditions: string[];
-  params: SqlParams;
+  scope: EventScope;
+  /** The table the conditions test: `events` when every match needs a parsed event (query/to-sql.ts answerableFromEvents). */
+  on: 'artifacts' | 'events';
+  /**
+   * The search's conditions on rows of that table within a scope, values in
+   * `params`. Called again with a narrower scope (see newestPage), so that
+   * subqueries inside the conditions narrow with it.
+   */
+  conditions(scope: EventScope, params: SqlParams): string[];
   limit: number;
   offset: number;
   /** Count matches only up to this many (a large total costs a scan of everything it counts). */
@@ -91,40 +93,86 @@ export interface ArtifactPage {
   totalExact: boolean;
 }
 
-/** Newest first; `start` inclusive, `end` exclusive. */
+/**
+ * One page of a search, newest first, and how many match; `start`
+ * inclusive, `end` exclusive. A search on events finds its page's keys
+ * there and reads only those artifacts, by their place in the primary key.
+ */
 export async function searchArtifacts(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
-  const { params } = search;
-  const conditions = [...eventScope(search, params), ...search.conditions];
-  const { rows, total, totalExact } = await queryPage(store, {
-    query: `SELECT ${COLUMNS} FROM artifacts ${whereClause(conditions)}`,
-    params,
-    orderBy: 'timestamp DESC, id DESC',
-    page: search,
-    countLimit: search.countLimit,
-  });
-  return { artifacts: rows.map(fromRow), total, totalExact };
+  const { countLimit } = search;
+  let rows: unknown[];
+  let total: number;
+  if (countLimit === undefined) {
+    // Counted from an index or the primary key: cheap and exact, so alongside the page.
+    [rows, total] = await Promise.all([searchPage(store, search, search.scope), countMatches(store, search)]);
+  } else {
+    // Counted row by row, so first: how many match decides how the page is best found.
+    total = await countMatches(store, search, countLimit + 1);
+    if (total === 0) rows = [];
+    // Few: a parallel scan and a sort of what matched beats reading newest first through everything.
+    else if (total <= countLimit) rows = await searchPage(store, search, search.scope, { optimize_read_in_order: 0 });
+    else rows = await newestPage(store, search);
+  }
+  const artifacts = search.on === 'events' ? await artifactsByKey(store, search.scope.orgId, rows as ArtifactKey[]) : rows.map(fromRow);
+  return countLimit !== undefined && total > countLimit ? { artifacts, total: countLimit, totalExact: false } : { artifacts, total, totalExact: true };
+}
+
+/** The search's rows within a scope: whole artifacts, or the keys of the events' artifacts. */
+function matchingRows(search: ArtifactSearch, scope: EventScope, params: SqlParams): string {
+  const where = whereClause([...eventScope(scope, params), ...search.conditions(scope, params)]);
+  return search.on === 'events' ? `SELECT toString(artifact_id) AS id, timestamp FROM events ${where}` : `SELECT ${COLUMNS} FROM artifacts ${where}`;
+}
+
+function searchPage(store: Store, search: ArtifactSearch, scope: EventScope, settings?: Record<string, number>): Promise<unknown[]> {
+  const params = new SqlParams();
+  const id = search.on === 'events' ? 'artifact_id' : 'id';
+  const query = `${matchingRows(search, scope, params)} ORDER BY timestamp DESC, ${id} DESC LIMIT ${params.add(search.limit, 'UInt32')} OFFSET ${params.add(search.offset, 'UInt64')}`;
+  return queryRows(store, query, params, settings);
+}
+
+async function countMatches(store: Store, search: ArtifactSearch, upTo?: number): Promise<number> {
+  const params = new SqlParams();
+  const limited = upTo === undefined ? '' : ` LIMIT ${params.add(upTo, 'UInt64')}`;
+  const [row] = (await queryRows(store, `SELECT count() AS total FROM (${matchingRows(search, search.scope, params)}${limited})`, params)) as { total: string }[];
+  return Number(row?.total ?? 0);
 }
 
 /**
- * The same search answered from the events table: `conditions` are on events
- * rows (query/to-sql.ts answerableFromEvents; their text terms a subquery on
- * the artifacts), so the count and the page are found there, and only the
- * page's artifacts are read, by their place in the
- * primary key. Newest first; `start` inclusive, `end` exclusive.
+ * The newest page of a search with many matches (more than its count
+ * limit). They are rarely all old, so the page is looked for in the newest
+ * slice of the time range first, one expected to hold a few pages if the
+ * matches were spread evenly, then in slices eight times wider: a slice
+ * reads (and builds the subqueries' sets over) only its own rows, where the
+ * whole range costs a pass over everything that matches. Matches newer
+ * than a slice's start are all in it, so a full page from a slice is the
+ * page the whole range gives.
  */
-export async function searchArtifactsByEvents(store: Store, search: ArtifactSearch): Promise<ArtifactPage> {
-  const { params } = search;
-  const conditions = [...eventScope(search, params), ...search.conditions];
-  const { rows, total, totalExact } = await queryPage(store, {
-    query: `SELECT toString(artifact_id) AS id, timestamp FROM events ${whereClause(conditions)}`,
-    params,
-    orderBy: 'timestamp DESC, artifact_id DESC',
-    page: search,
-    countLimit: search.countLimit,
-    scanWhenFew: true,
-  });
-  const page = rows as ArtifactKey[];
-  return { artifacts: await artifactsByKey(store, search.orgId, page), total, totalExact };
+async function newestPage(store: Store, search: ArtifactSearch): Promise<unknown[]> {
+  const range = await timeRange(store, search);
+  let fraction = (4 * (search.offset + search.limit)) / search.countLimit!;
+  while (range && fraction < 1) {
+    const start = new Date(Math.floor(range.end - fraction * (range.end - range.start))).toISOString();
+    const rows = await searchPage(store, search, { ...search.scope, start });
+    if (rows.length === search.limit) return rows;
+    fraction *= 8;
+  }
+  return searchPage(store, search, search.scope);
+}
+
+/** The scope's time range in epoch ms, [start, end), bounded by the oldest and newest rows of its table where it is open; null when it holds none. */
+async function timeRange(store: Store, search: ArtifactSearch): Promise<{ start: number; end: number } | null> {
+  const { scope } = search;
+  if (scope.start && scope.end) return { start: Date.parse(scope.start), end: Date.parse(scope.end) };
+  const params = new SqlParams();
+  const where = whereClause(eventScope(scope, params));
+  // Each end is one read through the primary key (org_id, timestamp, ...).
+  const edge = (order: 'ASC' | 'DESC') => `(SELECT timestamp FROM ${search.on} ${where} ORDER BY timestamp ${order} LIMIT 1)`;
+  const [row] = (await queryRows(store, `SELECT toString(${edge('ASC')}) AS oldest, toString(${edge('DESC')}) AS newest`, params)) as { oldest: string; newest: string }[];
+  if (!row?.newest) return null;
+  return {
+    start: scope.start ? Date.parse(scope.start) : Date.parse(toIsoTimestamp(row.oldest)),
+    end: scope.end ? Date.parse(scope.end) : Date.parse(toIsoTimestamp(row.newest)) + 1,
+  };
 }
 
 /** Where an artifact sits in the primary key: its id and timestamp (as the store writes it). */
