@@ -30,6 +30,8 @@ import { exporterRoutes } from './routes/exporters.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
+import { aiRoutes } from './routes/ai.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -57,6 +59,8 @@ export function allRoutes(): Route[] {
     ...notificationRoutes,
     ...reportRoutes,
     ...savedSearchRoutes,
+    ...aiRoutes,
+    ...mcpRoutes,
     ...metaRoutes(allRoutes),
   ];
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { Severity } from '../../clickhouse/severity.js';
 import { listNodes, nodeSummaries } from '../../clickhouse/tables/nodes.js';
 import { listObservations } from '../../clickhouse/tables/observations.js';
+import { defaultPeriod, periodProblem } from '../../reports/reports.js';
 import { REPORT_TYPES, runReport } from '../../reports/snapshots.js';
 import { NODE_TYPES } from '../../topics/index.js';
 import { ToolError, type Tool, type ToolSpecOf } from './types.js';
@@ -14,7 +15,6 @@ import { ToolError, type Tool, type ToolSpecOf } from './types.js';
 /** Rows a tool answers at most per call: enough to reason on, small enough for a model's context. */
 export const MAX_TOOL_ROWS = 50;
 const DEFAULT_TOOL_ROWS = 20;
-const DAY_MS = 86_400_000;
 
 function defineTool<I extends z.ZodObject>(spec: ToolSpecOf<I>): Tool {
   return spec as unknown as Tool;
@@ -148,15 +148,13 @@ export const TOOLS: readonly Tool[] = [
     description: `A report over a period (default the last 30 days): ${REPORT_TYPES.join(', ')} (docs/reports.md): incidents by severity and status, true/false positives, time to detect and resolve, top attackers and targets; compliance per framework; effectiveness per source and rule; cost and savings.`,
     permission: 'reports:read',
     effect: 'read',
-    input: z
-      .strictObject({ type: z.enum(REPORT_TYPES), start: Timestamp.optional(), end: Timestamp.optional() })
-      .refine((i) => !i.start || !i.end || Date.parse(i.start) < Date.parse(i.end), { message: 'start must be before end', path: ['start'] }),
+    input: z.strictObject({ type: z.enum(REPORT_TYPES), start: Timestamp.optional().describe('default: 30 days before end'), end: Timestamp.optional().describe('default: now') }),
     async run({ caller, store, scopes }, input) {
-      const end = input.end ? new Date(input.end).toISOString() : new Date().toISOString();
-      const start = input.start ? new Date(input.start).toISOString() : new Date(Date.parse(end) - 30 * DAY_MS).toISOString();
-      if (Date.parse(end) - Date.parse(start) > 400 * DAY_MS) throw new ToolError('the period is at most 400 days');
-      const { report } = await runReport({ store, orgId: caller.orgId, scopes }, input.type, { start, end }, {});
-      return { type: input.type, period: { start, end }, report };
+      const period = defaultPeriod(input.start, input.end);
+      const problem = periodProblem(period);
+      if (problem) throw new ToolError(problem);
+      const { report } = await runReport({ store, orgId: caller.orgId, scopes }, input.type, period, {});
+      return { type: input.type, period, report };
     },
   }),
 ];

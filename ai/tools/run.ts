@@ -58,9 +58,15 @@ export async function callTool(
   catalogue: readonly Tool[] = TOOLS,
 ): Promise<ToolOutcome> {
   const outcome = await outcomeOf(ctx, request, catalogue);
-  aiMetrics.toolCalls.inc({ surface: request.surface, tool: catalogue.some((t) => t.name === request.name) ? request.name : 'unknown', user: ctx.caller.subject, outcome: outcome.ok ? 'ok' : outcome.refused ? 'refused' : 'error' });
+  countToolCall(request.surface, request.name, ctx.caller, outcome, catalogue);
   await request.onCall?.({ tool: request.name, arguments: request.arguments, outcome });
   return outcome;
+}
+
+/** Counts a call for the accounting; a name outside the catalogue counts as "unknown" (the model or client chose it: no label per invented name). */
+export function countToolCall(surface: 'assistant' | 'mcp', name: string, caller: Caller, outcome: ToolOutcome, catalogue: readonly Tool[] = TOOLS): void {
+  const tool = catalogue.some((t) => t.name === name) ? name : 'unknown';
+  aiMetrics.toolCalls.inc({ surface, tool, user: caller.subject, outcome: outcome.ok ? 'ok' : outcome.refused ? 'refused' : 'error' });
 }
 
 async function outcomeOf(ctx: ToolContext, request: { name: string; arguments: unknown; rules: OfferRules; logger: Logger }, catalogue: readonly Tool[]): Promise<ToolOutcome> {

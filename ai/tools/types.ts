@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Store } from '../../clickhouse/client.js';
 import type { Artifact, ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import type { Incident } from '../../clickhouse/tables/incidents.js';
+import type { Severity } from '../../clickhouse/severity.js';
 import type { GraphScopes } from '../../config/env.js';
 import type { Permission } from '../../identity/permissions.js';
 
@@ -21,7 +22,7 @@ export type PresentedIncident = Omit<Incident, 'node_ids' | 'observation_ids'> &
 
 export interface IncidentDetail extends PresentedIncident {
   nodes: { id: string; type: string; value: string }[];
-  observations: { id: string; type: string; description: string; severity: string }[];
+  observations: { id: string; type: string; description: string; severity: Severity }[];
   status_history: { from_status: number; to_status: number; changed_by: string; changed_at: string }[];
 }
 
@@ -43,7 +44,7 @@ export interface ApiReads {
   /** GET /v1/artifacts. Throws ToolError for a query that does not parse. */
   searchArtifacts(orgId: string, request: ArtifactSearchRequest): Promise<ArtifactPage>;
   /** GET /v1/incidents. */
-  listIncidents(orgId: string, filter: { status?: number; severity?: Incident['severity']; start?: string; end?: string; limit: number; offset: number }): Promise<{ incidents: PresentedIncident[]; total: number }>;
+  listIncidents(orgId: string, filter: { status?: number; severity?: Severity; start?: string; end?: string; limit: number; offset: number }): Promise<{ incidents: PresentedIncident[]; total: number }>;
   /** GET /v1/incidents/:id. */
   incident(orgId: string, id: string): Promise<IncidentDetail | null>;
   /** GET /v1/nodes/:id: the node and its most recently seen edges. */
