@@ -85,7 +85,10 @@ function errorEnvelope(deps: ApiDeps): Middleware {
         code = codeForStatus(status);
         message = err.message;
       }
-      if (status >= 500) {
+      if (status >= 500 && err instanceof HttpError) {
+        // A deliberate answer about another service (an AI provider's 502/504), not a fault of cairn's: no stack, not a recent error.
+        deps.logger.warn({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status, code, message }, 'request answered with an upstream error');
+      } else if (status >= 500) {
         deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
         noteError('api', `${ctx.method} ${ctx.path}: ${err instanceof Error ? err.message : String(err)}`);
       }
