@@ -335,6 +335,13 @@ describe('the AI rows of SPEC 4.11', () => {
     expect(res.body).toMatchObject({ success: false, data: null, error: { code: 'forbidden', details: { required: permission } } });
   });
 
+  it('documents each row with its permission in the OpenAPI document, and the MCP endpoint', async () => {
+    const doc = (await api.request('GET', '/api/v1/openapi.json')).body as unknown as { paths: Record<string, Record<string, { 'x-permission'?: string }>> };
+    const documented = (method: string, path: string) => doc.paths[path.replace(UNKNOWN, '{id}')]?.[method.toLowerCase()]?.['x-permission'];
+    expect(rows.map(([method, path]) => documented(method, path))).toEqual(rows.map(([, , permission]) => permission));
+    expect(documented('POST', '/api/v1/mcp')).toBe('ai:read');
+  });
+
   it.each([
     ['POST', '/api/v1/ai/configs', { name: 'x', provider: 'gemini', model: 'm' }, 400, 'provider must be one of'],
     ['POST', '/api/v1/ai/configs', { name: 'x', provider: 'openai', model: 'm', base_url: 'http://user:pw@example.com' }, 400, 'without credentials'],
