@@ -30,9 +30,9 @@ function toMessages(turns: Turn[]): MessageParam[] {
 
 export function anthropicProvider(settings: ProviderSettings): ChatProvider {
   const client = new Anthropic({
-    // Given explicitly so that ANTHROPIC_* variables of the process never reach a user's endpoint.
-    apiKey: settings.apiKey || null,
-    authToken: null,
+    // Given explicitly, and never empty: without a key the SDK would look for credentials in the process's
+    // ANTHROPIC_* variables and configuration files, and send them to the user's endpoint.
+    apiKey: settings.apiKey || 'no-key',
     baseURL: settings.baseUrl || ANTHROPIC_BASE_URL,
     fetch: settings.fetch,
     maxRetries: 0,

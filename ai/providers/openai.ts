@@ -38,8 +38,10 @@ export function openAiProvider(settings: ProviderSettings): ChatProvider {
     // Given explicitly so that OPENAI_* variables of the process never reach a user's endpoint. A keyless local server gets a placeholder.
     apiKey: settings.apiKey || 'no-key',
     baseURL,
+    adminAPIKey: null,
     organization: null,
     project: null,
+    webhookSecret: null,
     fetch: settings.fetch,
     // The loop bounds time per message; a retry would spend it without the caller knowing.
     maxRetries: 0,
