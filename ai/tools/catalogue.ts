@@ -158,7 +158,3 @@ export const TOOLS: readonly Tool[] = [
     },
   }),
 ];
-
-export function findTool(name: string): Tool | undefined {
-  return TOOLS.find((t) => t.name === name);
-}

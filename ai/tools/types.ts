@@ -3,7 +3,7 @@
 // MCP client asked.
 import type { z } from 'zod';
 import type { Store } from '../../clickhouse/client.js';
-import type { Artifact, ArtifactPage } from '../../clickhouse/tables/artifacts.js';
+import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import type { Incident } from '../../clickhouse/tables/incidents.js';
 import type { Severity } from '../../clickhouse/severity.js';
 import type { GraphScopes } from '../../config/env.js';
@@ -83,5 +83,3 @@ export interface ToolSpecOf<I extends z.ZodObject> {
 }
 
 export type Tool = ToolSpecOf<z.ZodObject>;
-
-export type { Artifact };

@@ -214,6 +214,8 @@ function providerHttpError(err: ProviderError, sessionId: string): HttpError {
 }
 
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** A streamed answer's envelope data, never sent: the events are the answer, and the `done` event carries this shape. */
+const STREAMED: z.input<typeof AnswerSchema> = { session_id: '', answer: '', stop_reason: 'completed', stopped_early: false, usage: { model_calls: 0, prompt_tokens: 0, completion_tokens: 0, tool_calls: 0 }, messages: [] };
 
 const McpConfigSchema = McpConfig.extend({
   available_tools: z.array(z.string()).describe('every tool of the catalogue'),
@@ -425,7 +427,7 @@ export const aiRoutes: Route[] = [
             send('error', { status: 500, code: 'internal_error', message: 'Internal server error', details: { session_id: session.id } });
           })
           .finally(() => stream.end());
-        return { message: 'streaming', data: presentAnswer(session.id, { messages: [], answer: '', stopReason: 'completed', stoppedEarly: false, usage: { model_calls: 0, prompt_tokens: 0, completion_tokens: 0, tool_calls: 0 }, error: null }), raw: { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, body: stream } };
+        return { message: 'streaming', data: STREAMED, raw: { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, body: stream } };
       }
       const result = await ask();
       if (result.error) throw providerHttpError(result.error, session.id);

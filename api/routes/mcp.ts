@@ -30,9 +30,15 @@ async function enforceRateLimit(deps: ApiDeps, auth: AuthContext, perMinute: num
   }
 }
 
+/** Describe the bytes that came in; the transport is handed the parsed body instead. */
+const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection']);
+
 function requestHeaders(raw: NodeJS.Dict<string | string[]>): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  for (const [name, value] of Object.entries(raw)) {
+    if (BODY_HEADERS.has(name)) continue;
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
   return headers;
 }
 
