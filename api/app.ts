@@ -30,6 +30,8 @@ import { exporterRoutes } from './routes/exporters.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
+import { aiRoutes } from './routes/ai.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
@@ -57,6 +59,8 @@ export function allRoutes(): Route[] {
     ...notificationRoutes,
     ...reportRoutes,
     ...savedSearchRoutes,
+    ...aiRoutes,
+    ...mcpRoutes,
     ...metaRoutes(allRoutes),
   ];
 }
@@ -81,7 +85,10 @@ function errorEnvelope(deps: ApiDeps): Middleware {
         code = codeForStatus(status);
         message = err.message;
       }
-      if (status >= 500) {
+      if (status >= 500 && err instanceof HttpError) {
+        // A deliberate answer about another service (an AI provider's 502/504), not a fault of cairn's: no stack, not a recent error.
+        deps.logger.warn({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status, code, message }, 'request answered with an upstream error');
+      } else if (status >= 500) {
         deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
         noteError('api', `${ctx.method} ${ctx.path}: ${err instanceof Error ? err.message : String(err)}`);
       }

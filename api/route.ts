@@ -1,6 +1,7 @@
 // One declaration per route: method, path, permission, zod schemas for
 // params, query and body, the response data schema, and the handler.
 // Validation, auth, the envelope and the OpenAPI document all come from it.
+import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
@@ -36,6 +37,15 @@ export interface RouteResult<D> {
   audit?: AuditNote;
   /** Answers 302 to this URL instead of the envelope (browser steps of SAML login). */
   redirect?: string;
+  /** Answers with this status, these headers and this body as they are instead of the envelope: server-sent events, the MCP transport's JSON-RPC answer. */
+  raw?: RawBody;
+}
+
+export interface RawBody {
+  status: number;
+  headers: Record<string, string>;
+  /** A stream is sent as it is written (server-sent events). */
+  body: string | Readable | null;
 }
 
 export interface FileBody {
@@ -115,6 +125,13 @@ export function mountRoutes(router: Router, routes: Route[], { deps, authenticat
       if (audited) await recordChange(deps, ctx, route, params, result);
       if (result.redirect) {
         ctx.redirect(result.redirect);
+        return;
+      }
+      if (result.raw) {
+        // Body before status: Koa turns any status into 204 when a null body is set after it.
+        ctx.body = result.raw.body;
+        ctx.status = result.raw.status;
+        ctx.set(result.raw.headers);
         return;
       }
       if (result.file) {

@@ -27,6 +27,24 @@ export interface ReportContext {
   scopes: GraphScopes;
 }
 
+const DAY_MS = 86_400_000;
+/** A report covers at most this many days. */
+export const MAX_PERIOD_DAYS = 400;
+
+/** [start, end) as asked, by default the 30 days before end, and end by default now (the report routes and the AI tool). */
+export function defaultPeriod(start: string | undefined, end: string | undefined): Period {
+  const to = end ? new Date(end).toISOString() : new Date().toISOString();
+  return { start: start ? new Date(start).toISOString() : new Date(Date.parse(to) - 30 * DAY_MS).toISOString(), end: to };
+}
+
+/** What is wrong with a period a report is asked for, or null. */
+export function periodProblem(period: Period): string | null {
+  if (period.start < '1970' || period.end > '2200') return 'start and end must fall between 1970 and 2200';
+  if (period.start >= period.end) return 'start must be before end';
+  if (Date.parse(period.end) - Date.parse(period.start) > MAX_PERIOD_DAYS * DAY_MS) return `the period is at most ${MAX_PERIOD_DAYS} days`;
+  return null;
+}
+
 export function previousPeriod({ start, end }: Period): Period {
   const length = Date.parse(end) - Date.parse(start);
   return { start: new Date(Date.parse(start) - length).toISOString(), end: start };

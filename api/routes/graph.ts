@@ -5,6 +5,8 @@ import { getEdge, listEdges } from '../../clickhouse/tables/edges.js';
 import { FLAG_NAMES, getNode, listNodes, nodeSummaries, setFlagOverrides, type GraphNode } from '../../clickhouse/tables/nodes.js';
 import { geoIp, type AsInfo } from '../../pipeline/geoip/geoip.js';
 import { EDGE_TYPES, NODE_TYPES } from '../../topics/index.js';
+import type { Store } from '../../clickhouse/client.js';
+import type { GraphScopes } from '../../config/env.js';
 import { notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
@@ -37,6 +39,14 @@ const NodeSchema = z.object({
 function present<N extends GraphNode>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
   const info = node.type === 'IP' ? geoIp().lookup(node.value) : null;
   return { ...node, geo: info ? { country_iso_code: info.country_iso_code } : null, as: info?.as ?? null };
+}
+
+/** GET /v1/nodes/:id: the node and its most recently seen edges (also the AI tools', api/ai-reads.ts); null when there is none. */
+export async function nodeWithEdges(store: Store, orgId: string, scopes: GraphScopes, id: string) {
+  const node = await getNode(store, orgId, scopes, id);
+  if (!node) return null;
+  const { edges } = await listEdges(store, orgId, { nodeId: node.id, limit: MAX_NODE_EDGES, offset: 0 });
+  return { ...present(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) };
 }
 
 const EdgeSchema = z.object({
@@ -112,13 +122,9 @@ export const graphRoutes = [
     response: NodeSchema.extend({ edges: z.array(z.object({ id: z.string(), source_id: z.string(), target_id: z.string(), type: z.string() })) }),
     errors: [404],
     async handler({ params, auth, deps }) {
-      const node = await getNode(deps.store, auth.orgId, deps.config.graph, params.id);
+      const node = await nodeWithEdges(deps.store, auth.orgId, deps.config.graph, params.id);
       if (!node) throw notFound('node');
-      const { edges } = await listEdges(deps.store, auth.orgId, { nodeId: node.id, limit: MAX_NODE_EDGES, offset: 0 });
-      return {
-        message: 'Node found',
-        data: { ...present(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) },
-      };
+      return { message: 'Node found', data: node };
     },
   }),
   defineRoute({

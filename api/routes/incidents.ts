@@ -6,6 +6,8 @@ import { Severity } from '../../clickhouse/severity.js';
 import { getIncident, listIncidents, setIncidentStatus, statusHistory, type Incident } from '../../clickhouse/tables/incidents.js';
 import { nodeSummaries } from '../../clickhouse/tables/nodes.js';
 import { listObservations } from '../../clickhouse/tables/observations.js';
+import type { Store } from '../../clickhouse/client.js';
+import type { IncidentDetail, PresentedIncident } from '../../ai/tools/types.js';
 import { notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
@@ -51,9 +53,27 @@ const ListQuery = Pagination.extend({
 
 const StatusBody = z.strictObject({ status: StatusNumber });
 
-function present(incident: Incident): z.infer<typeof IncidentSchema> {
+/** An incident as the API answers it (also the AI tools', api/ai-reads.ts). */
+export function presentIncident(incident: Incident): PresentedIncident {
   const { node_ids: _nodes, observation_ids: _observations, ...rest } = incident;
   return { ...rest, status_name: STATUS_NAMES[incident.status] ?? 'Unknown', classification: classification(incident.status) };
+}
+
+/** GET /v1/incidents/:id: the incident with its nodes, observations and status history; null when there is none. */
+export async function incidentDetail(store: Store, orgId: string, id: string): Promise<IncidentDetail | null> {
+  const incident = await getIncident(store, orgId, id);
+  if (!incident) return null;
+  const [nodes, observations, history] = await Promise.all([
+    nodeSummaries(store, orgId, incident.node_ids),
+    listObservations(store, orgId, { ids: incident.observation_ids, limit: 1000, offset: 0 }),
+    statusHistory(store, orgId, incident.id),
+  ]);
+  return {
+    ...presentIncident(incident),
+    nodes: incident.node_ids.map((nodeId) => nodes.get(nodeId)).filter((n) => n !== undefined),
+    observations: observations.observations.map(({ id: observationId, type, description, severity }) => ({ id: observationId, type, description, severity })),
+    status_history: history,
+  };
 }
 
 export const incidentRoutes = [
@@ -67,7 +87,7 @@ export const incidentRoutes = [
     response: listData('incidents', IncidentSchema),
     async handler({ query, auth, deps }) {
       const { incidents, total } = await listIncidents(deps.store, auth.orgId, query);
-      return { message: `${total} incident(s)`, data: { incidents: incidents.map(present), total, limit: query.limit, offset: query.offset } };
+      return { message: `${total} incident(s)`, data: { incidents: incidents.map(presentIncident), total, limit: query.limit, offset: query.offset } };
     },
   }),
   defineRoute({
@@ -84,22 +104,9 @@ export const incidentRoutes = [
     }),
     errors: [404],
     async handler({ params, auth, deps }) {
-      const incident = await getIncident(deps.store, auth.orgId, params.id);
+      const incident = await incidentDetail(deps.store, auth.orgId, params.id);
       if (!incident) throw notFound('incident');
-      const [nodes, observations, history] = await Promise.all([
-        nodeSummaries(deps.store, auth.orgId, incident.node_ids),
-        listObservations(deps.store, auth.orgId, { ids: incident.observation_ids, limit: 1000, offset: 0 }),
-        statusHistory(deps.store, auth.orgId, incident.id),
-      ]);
-      return {
-        message: 'Incident found',
-        data: {
-          ...present(incident),
-          nodes: incident.node_ids.map((id) => nodes.get(id)).filter((n) => n !== undefined),
-          observations: observations.observations.map(({ id, type, description, severity }) => ({ id, type, description, severity })),
-          status_history: history,
-        },
-      };
+      return { message: 'Incident found', data: incident };
     },
   }),
   defineRoute({

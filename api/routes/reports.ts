@@ -4,16 +4,13 @@
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import { getSnapshot, listSnapshots, type ReportSnapshot } from '../../clickhouse/tables/report-snapshots.js';
-import { DEFAULT_PRICES, FRAMEWORKS, type Period, type Row } from '../../reports/reports.js';
+import { DEFAULT_PRICES, defaultPeriod, FRAMEWORKS, periodProblem, type Period, type Row } from '../../reports/reports.js';
 import { REPORT_TYPES, runReport, takeSnapshot, type ReportParameters, type ReportType } from '../../reports/snapshots.js';
 import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { badRequest, notFound } from '../http-error.js';
 import { defineRoute, type FileBody, type Route } from '../route.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
-
-const DAY_MS = 86_400_000;
-const MAX_PERIOD_DAYS = 400;
 
 const Format = z.enum(['json', 'csv'], { message: 'format must be json or csv' }).default('json');
 
@@ -23,14 +20,11 @@ const PeriodQuery = z
     end: Timestamp.optional().describe('default: now'),
     format: Format,
   })
-  .transform((q) => {
-    const end = q.end ? new Date(q.end).toISOString() : new Date().toISOString();
-    const start = q.start ? new Date(q.start).toISOString() : new Date(Date.parse(end) - 30 * DAY_MS).toISOString();
-    return { format: q.format, period: { start, end } as Period };
-  })
-  .refine((q) => q.period.start >= '1970' && q.period.end <= '2200', { message: 'start and end must fall between 1970 and 2200', path: ['start'] })
-  .refine((q) => q.period.start < q.period.end, { message: 'start must be before end', path: ['start'] })
-  .refine((q) => Date.parse(q.period.end) - Date.parse(q.period.start) <= MAX_PERIOD_DAYS * DAY_MS, { message: `the period is at most ${MAX_PERIOD_DAYS} days`, path: ['start'] });
+  .transform((q) => ({ format: q.format, period: defaultPeriod(q.start, q.end) }))
+  .superRefine((q, ctx) => {
+    const problem = periodProblem(q.period);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['start'] });
+  });
 
 const FrameworkId = z.coerce
   .number({ message: 'framework_id must be 1 to 8' })
