@@ -11,6 +11,8 @@ import { createArtifactDecoder, type ArtifactDecoder } from '../artifacts.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import type { Envelope } from '../bus/consume.js';
 import { enrichBatch } from '../enricher/consumer.js';
+import { findMatches } from '../leads/evaluate.js';
+import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
 import { encodeParsedEvents, parseBatch } from '../parser/parse-batch.js';
 
@@ -19,19 +21,34 @@ export interface AnalysisTask {
   defaultOrgId: string;
   timezone: string;
   schemaRegistryUrl?: string;
+  /** The enabled lead rules, matched here so that only the events they match go back to the main thread. */
+  rules: RuleSnapshot;
+}
+
+/** An event a rule matched, as data: the rule by id, the event by its place in `matchedEvents`. */
+export interface RuleMatch {
+  rule: string;
+  event: number;
+  at: number;
+  keys: string[];
 }
 
 export interface AnalysisResult {
   /** What the parser and enricher write: events, then node and edge sightings, encoded here so the main thread only inserts. */
   inserts: EncodedRows[];
-  /** The events, with their entities, for the lead rules. */
-  events: EnrichedEvent[];
+  /** What the lead rules matched, for their windows (hot state, on the main thread). */
+  matches: RuleMatch[];
+  /** The events with a match, with their entities. */
+  matchedEvents: EnrichedEvent[];
   failureEvents: SystemEvent[];
   /** Messages (by their index in the task) that do not decode or parse, and why. */
   rejected: { index: number; reason: string }[];
 }
 
 const logger = createLogger();
+/** The rules as this thread compiled them, and the generation they are of. */
+const rules = new CompiledRules((rule, err) => logger.warn({ rule: rule.id, name: rule.name, err: err.message }, 'lead rule does not compile; skipped'));
+let rulesGeneration = -1;
 let decoder: { url: string | undefined; decode: Promise<ArtifactDecoder> } | null = null;
 
 function decoderFor(url: string | undefined): Promise<ArtifactDecoder> {
@@ -63,9 +80,24 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult> {
   const parsed = parseBatch(decoded, { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) });
   for (const { message, reason } of parsed.deadLetters) rejected.push({ index: indexOf.get(message)!, reason });
   const { nodes, sightings, events } = enrichBatch(parsed.events);
+  if (task.rules.generation !== rulesGeneration) {
+    rules.update(task.rules.rules);
+    rulesGeneration = task.rules.generation;
+  }
+  const matchedEvents: EnrichedEvent[] = [];
+  const eventIndex = new Map<EnrichedEvent, number>();
+  const matches = findMatches(events, (orgId) => rules.rulesFor(orgId)).map(({ rule, event, at, keys }) => {
+    let index = eventIndex.get(event);
+    if (index === undefined) {
+      index = matchedEvents.push(event) - 1;
+      eventIndex.set(event, index);
+    }
+    return { rule: rule.rule.id, event: index, at, keys };
+  });
   return {
     inserts: [encodeParsedEvents(parsed.events), encodeNodeSightings(nodes), encodeEdgeSightings(sightings)],
-    events,
+    matches,
+    matchedEvents,
     failureEvents: parsed.failureEvents,
     rejected,
   };

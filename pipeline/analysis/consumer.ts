@@ -1,13 +1,13 @@
 // Analysis stage (the fused topology): one consumer of artifacts.raw doing
 // the parser's, the enricher's and the rule stage's work. The CPU-bound part
-// (decode, parse, GeoIP, graph extraction) runs on worker threads
-// (pool.ts); this thread writes what comes back, evaluates the lead rules
+// (decode, parse, GeoIP, graph extraction, rule matching) runs on worker threads
+// (pool.ts); this thread writes what comes back, counts the rules' matches
 // (their windows live in hot state) and commits once after every write.
 import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
-import { leadRuleSet, raiseLeads } from '../leads/consumer.js';
+import { leadRuleSet, raiseMatches } from '../leads/consumer.js';
 import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
 import { createAnalysisPool } from './pool.js';
 
@@ -33,12 +33,15 @@ export const analysisStage: Stage = {
       decode: (message) => message,
       isTransient: isTransientStageError,
       handle: async (batch) => {
+        // Rules changed before the batch apply to it; the workers get them with each chunk.
+        await rules.ensureCurrent();
+        const ruleSnapshot = rules.snapshot();
         const messages = batch.map((e) => e.message);
         // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
         // a worker analyses the next. Writes stay in message order; the commit covers the whole batch.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
         const analyses = chunks.map((chunk) =>
-          pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl }),
+          pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }),
         );
         // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
         for (const analysis of analyses) analysis.catch(() => {});
@@ -47,7 +50,12 @@ export const analysisStage: Stage = {
           const result = await analysis;
           for (const rows of result.inserts) await insertEncoded(ctx.store, rows);
           await publish(ctx.bus, systemEvents, result.failureEvents);
-          await raiseLeads(ctx, rules, result.events);
+          // A rule deleted since the chunk left has no more matches.
+          const matches = result.matches.flatMap(({ rule, event, at, keys }) => {
+            const compiled = rules.rule(rule);
+            return compiled ? [{ rule: compiled, event: result.matchedEvents[event]!, at, keys }] : [];
+          });
+          await raiseMatches(ctx, matches);
           for (const { index, reason } of result.rejected) deadLetters.push({ message: chunks[i]![index]!, reason });
         }
         return { deadLetters };

@@ -7,7 +7,7 @@ import { artifactsEnriched, leads, type EnrichedEvent } from '../../topics/index
 import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
 import { currentNotice } from '../state/index.js';
-import { evaluateBatch } from './evaluate.js';
+import { evaluateMatches, findMatches, type Match } from './evaluate.js';
 import { firingRecords } from './firing-records.js';
 import { RuleSet } from './rules.js';
 
@@ -45,7 +45,13 @@ export function leadRuleSet(ctx: StageContext): RuleSet {
 /** The rule stage's work on enriched events: firings become observations, lead rows and `leads` messages. */
 export async function raiseLeads(ctx: StageContext, rules: RuleSet, events: EnrichedEvent[]): Promise<void> {
   await rules.ensureCurrent();
-  const evaluation = await evaluateBatch(events, (orgId) => rules.rulesFor(orgId), ctx.state);
+  await raiseMatches(ctx, findMatches(events, (orgId) => rules.rulesFor(orgId)));
+}
+
+/** Matches (found here or on a worker) to firings, written as observations, lead rows and `leads` messages. */
+export async function raiseMatches(ctx: StageContext, matches: Match[]): Promise<void> {
+  if (matches.length === 0) return;
+  const evaluation = await evaluateMatches(matches, ctx.state);
   if (evaluation.firings.length === 0) return;
   const now = new Date().toISOString();
   const records = evaluation.firings.map((f) => firingRecords(f, now));

@@ -48,7 +48,8 @@ export interface Evaluation {
   markEmitted(): Promise<void>;
 }
 
-interface Match {
+/** An event a rule matched. */
+export interface Match {
   rule: CompiledRule;
   event: EnrichedEvent;
   at: number;
@@ -64,7 +65,8 @@ function groupValue(event: EnrichedEvent, field: string): string | null {
   return first === undefined ? null : String(first);
 }
 
-function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[]): Match[] {
+/** Which rules match which events: pure, so it may run where the events were made (pipeline/analysis, on a worker). */
+export function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[]): Match[] {
   const matches: Match[] = [];
   for (const event of events) {
     const rules = rulesFor(event.org_id);
@@ -95,10 +97,11 @@ function singleFiring({ rule, event, at }: Match): Firing {
   };
 }
 
-export async function evaluateBatch(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[], state: HotState): Promise<Evaluation> {
+/** The firings that matches make, counting windows in hot state. */
+export async function evaluateMatches(matches: Match[], state: HotState): Promise<Evaluation> {
   const firings: Firing[] = [];
   const buckets = new Map<string, { rule: CompiledRule; group: string; windowStart: number; matches: Match[] }>();
-  for (const match of findMatches(events, rulesFor)) {
+  for (const match of matches) {
     const { rule } = match;
     if (!rule.threshold || !rule.windowMs) {
       firings.push(singleFiring(match));

@@ -40,9 +40,57 @@ export function compileRule(rule: LeadRule): CompiledRule {
   return compiled;
 }
 
-export class RuleSet {
+/** What a thread needs to match with the rules the rule set holds: plain data, so it can be sent to a worker. */
+export interface RuleSnapshot {
+  /** Changes whenever the rules do. */
+  generation: number;
+  rules: LeadRule[];
+}
+
+/**
+ * Rules compiled for matching, by organization. Recompiles only rules whose
+ * `updated_at` changed, so a reload of an unchanged set costs nothing.
+ */
+export class CompiledRules {
   private byOrg = new Map<string, CompiledRule[]>();
-  private compiled = new Map<string, { version: string; rule: CompiledRule }>();
+  private byId = new Map<string, { version: string; rule: CompiledRule }>();
+
+  constructor(private readonly onError: (rule: LeadRule, err: Error) => void) {}
+
+  /** Replaces the rules; a rule whose pattern does not compile is left out and reported. */
+  update(rules: LeadRule[]): void {
+    const byOrg = new Map<string, CompiledRule[]>();
+    const byId = new Map<string, { version: string; rule: CompiledRule }>();
+    for (const rule of rules) {
+      const version = rule.updated_at;
+      let entry = this.byId.get(rule.id);
+      if (!entry || entry.version !== version) {
+        try {
+          entry = { version, rule: compileRule(rule) };
+        } catch (err) {
+          this.onError(rule, err as Error);
+          continue;
+        }
+      }
+      byId.set(rule.id, entry);
+      byOrg.set(rule.org_id, [...(byOrg.get(rule.org_id) ?? []), entry.rule]);
+    }
+    this.byId = byId;
+    this.byOrg = byOrg;
+  }
+
+  rulesFor(orgId: string): CompiledRule[] {
+    return this.byOrg.get(orgId) ?? [];
+  }
+
+  rule(id: string): CompiledRule | undefined {
+    return this.byId.get(id)?.rule;
+  }
+}
+
+export class RuleSet {
+  private readonly compiled: CompiledRules;
+  private loaded: RuleSnapshot = { generation: 0, rules: [] };
   private timer: NodeJS.Timeout | null = null;
   /** The change notice current when the loaded rules were read. */
   private loadedNotice: string | null = null;
@@ -53,7 +101,9 @@ export class RuleSet {
     private readonly logger: Logger,
     /** Read before each wait, so a new CAIRN_RULE_REFRESH_MS from the appliance config applies without a restart. */
     private readonly refreshMs: () => number,
-  ) {}
+  ) {
+    this.compiled = new CompiledRules((rule, err) => logger.warn({ rule: rule.id, name: rule.name, err: err.message }, 'lead rule does not compile; skipped'));
+  }
 
   async start(): Promise<void> {
     await this.refresh();
@@ -81,29 +131,23 @@ export class RuleSet {
     // Read the notice first: a change landing during the load moves it again, and the next check reloads.
     const notice = await this.notice();
     const rules = await this.load();
-    const byOrg = new Map<string, CompiledRule[]>();
-    const compiled = new Map<string, { version: string; rule: CompiledRule }>();
-    for (const rule of rules) {
-      const version = rule.updated_at;
-      let entry = this.compiled.get(rule.id);
-      if (!entry || entry.version !== version) {
-        try {
-          entry = { version, rule: compileRule(rule) };
-        } catch (err) {
-          this.logger.warn({ rule: rule.id, name: rule.name, err: (err as Error).message }, 'lead rule does not compile; skipped');
-          continue;
-        }
-      }
-      compiled.set(rule.id, entry);
-      byOrg.set(rule.org_id, [...(byOrg.get(rule.org_id) ?? []), entry.rule]);
-    }
-    this.compiled = compiled;
-    this.byOrg = byOrg;
+    this.compiled.update(rules);
+    this.loaded = { generation: this.loaded.generation + 1, rules };
     this.loadedNotice = notice;
   }
 
   rulesFor(orgId: string): CompiledRule[] {
-    return this.byOrg.get(orgId) ?? [];
+    return this.compiled.rulesFor(orgId);
+  }
+
+  /** A loaded rule by id (undefined once it is gone). */
+  rule(id: string): CompiledRule | undefined {
+    return this.compiled.rule(id);
+  }
+
+  /** The loaded rules as data, for matching on another thread (pipeline/analysis). */
+  snapshot(): RuleSnapshot {
+    return this.loaded;
   }
 
   stop(): void {

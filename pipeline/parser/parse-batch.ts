@@ -31,8 +31,13 @@ export interface ParseSettings {
 export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
   return encodeEvents(
     events.map((e) => ({
-      ...e,
+      artifact_id: e.artifact_id,
+      org_id: e.org_id,
+      source: e.source,
+      timestamp: e.timestamp,
       event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
+      parser: e.parser,
+      fields: e.fields,
       created_at: e.received_at,
     })),
   );
