@@ -120,6 +120,7 @@ describe.each(['embedded', 'distributed'] as const)('store stage, %s', (mode) =>
     // The stage's real step writes the batch, then the process "dies": the
     // subscription stops before the bus commits anything.
     let inserted = 0;
+    let firstDeliveryMayRepeat: boolean | undefined;
     let release!: () => void;
     const stuck = new Promise<void>((resolve) => (release = resolve));
     const doomed = await consume({
@@ -129,14 +130,20 @@ describe.each(['embedded', 'distributed'] as const)('store stage, %s', (mode) =>
       logger: testLogger,
       maxBatchSize: 100,
       maxWaitMs: 200,
+      // As the stage notes them: the restarted stage finds the batch marked as written, so it checks what is stored.
+      writeMarks: api.runtime.state,
       handle: async (batch, ctx) => {
-        inserted += (await storeArtifacts(api.runtime.store, batch, api.runtime.config.orgId)).inserted;
+        firstDeliveryMayRepeat = ctx.mayRepeat;
+        inserted += (await storeArtifacts(api.runtime.store, batch, api.runtime.config.orgId, ctx.mayRepeat)).inserted;
         release();
         await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
       },
     });
     await stuck;
     await doomed.stop();
+    // A first delivery skips the lookup of what is stored. (On Kafka the file's tests share one Redis, whose marks
+    // may lie past this run's offsets: there a first delivery may be checked too, which costs a lookup, never a row.)
+    if (!distributed) expect(firstDeliveryMayRepeat).toBe(false);
     expect(await countRows(api, orgId)).toBe(inserted);
     expect(await api.runtime.bus.lag('store', artifactsRaw.name)).toBe(50);
 

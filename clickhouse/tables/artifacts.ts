@@ -51,25 +51,6 @@ export async function insertArtifacts(store: Store, artifacts: Artifact[]): Prom
   });
 }
 
-/** Which of these artifacts are stored already (replays after a crash between insert and commit). */
-export async function storedArtifactIds(store: Store, artifacts: Pick<Artifact, 'id' | 'org_id' | 'timestamp'>[]): Promise<Set<string>> {
-  if (artifacts.length === 0) return new Set();
-  let from = artifacts[0]!.timestamp;
-  let to = from;
-  for (const a of artifacts) {
-    if (a.timestamp < from) from = a.timestamp;
-    if (a.timestamp > to) to = a.timestamp;
-  }
-  const result = await store.query({
-    query: `SELECT id FROM artifacts
-            WHERE org_id IN {orgs:Array(String)} AND timestamp BETWEEN {from:DateTime64(3)} AND {to:DateTime64(3)}
-              AND id IN {ids:Array(UUID)}`,
-    query_params: { orgs: [...new Set(artifacts.map((a) => a.org_id))], from: toClickHouseTime(from), to: toClickHouseTime(to), ids: artifacts.map((a) => a.id) },
-    format: 'JSONEachRow',
-  });
-  return new Set((await result.json<{ id: string }>()).map((r) => r.id));
-}
-
 export interface ArtifactSearch {
   scope: EventScope;
   /** The table the conditions test: `events` when every match needs a parsed event (query/to-sql.ts answerableFromEvents). */

@@ -3,7 +3,8 @@
 // (decode, parse, GeoIP, graph extraction, rule matching) runs on worker threads
 // (pool.ts); this thread writes what comes back, counts the rules' matches
 // (their windows live in hot state) and commits once after every write.
-import { insertEncoded } from '../../clickhouse/encoded-rows.js';
+import { insertEncoded, joinEncoded } from '../../clickhouse/encoded-rows.js';
+import { withoutStoredEvents } from '../../clickhouse/tables/replays.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
@@ -11,7 +12,7 @@ import { leadRuleSet, raiseMatches } from '../leads/consumer.js';
 import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
 import { createAnalysisPool } from './pool.js';
 
-/** Messages per task sent to a worker. */
+/** Messages per task sent to a worker: workers share a batch in chunks of this many. */
 const CHUNK = 2500;
 
 export const analysisStage: Stage = {
@@ -32,32 +33,34 @@ export const analysisStage: Stage = {
       // The bytes go to a worker as they are: decoding is part of its work.
       decode: (message) => message,
       isTransient: isTransientStageError,
-      handle: async (batch) => {
+      writeMarks: ctx.state,
+      handle: async (batch, { mayRepeat }) => {
         // Rules changed before the batch apply to it; the workers get them with each chunk.
         await rules.ensureCurrent();
         const ruleSnapshot = rules.snapshot();
         const messages = batch.map((e) => e.message);
-        // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
-        // a worker analyses the next. Writes stay in message order; the commit covers the whole batch.
+        // The batch goes to the pool in chunks, all at once, so that several workers share it; what they
+        // give is written once per table, as the engine writes large inserts for less a row.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
-        const analyses = chunks.map((chunk) =>
-          pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }),
+        const results = await Promise.all(
+          chunks.map((chunk) =>
+            pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }),
+          ),
         );
-        // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
-        for (const analysis of analyses) analysis.catch(() => {});
-        const deadLetters: DeadLetter[] = [];
-        for (const [i, analysis] of analyses.entries()) {
-          const result = await analysis;
-          for (const rows of result.inserts) await insertEncoded(ctx.store, rows);
-          await publish(ctx.bus, systemEvents, result.failureEvents);
-          // A rule deleted since the chunk left has no more matches.
-          const matches = result.matches.flatMap(({ rule, event, at, keys }) => {
+        for (const rows of joinEncoded(results.flatMap((r) => r.inserts))) {
+          // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
+          await insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows);
+        }
+        await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
+        // A rule deleted since the batch left has no more matches.
+        const matches = results.flatMap((result) =>
+          result.matches.flatMap(({ rule, event, at, keys }) => {
             const compiled = rules.rule(rule);
             return compiled ? [{ rule: compiled, event: result.matchedEvents[event]!, at, keys }] : [];
-          });
-          await raiseMatches(ctx, matches);
-          for (const { index, reason } of result.rejected) deadLetters.push({ message: chunks[i]![index]!, reason });
-        }
+          }),
+        );
+        await raiseMatches(ctx, matches);
+        const deadLetters: DeadLetter[] = results.flatMap((result, i) => result.rejected.map(({ index, reason }) => ({ message: chunks[i]![index]!, reason })));
         return { deadLetters };
       },
     });

@@ -13,6 +13,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { TopicDef } from '../../topics/topic.js';
 import { pipelineMetrics } from '../metrics.js';
 import { noteError } from '../../lib/recent-errors.js';
+import type { HotState } from '../state/types.js';
 import type { BatchContext, Bus, DeliveredMessage, OutgoingMessage, Subscription } from './types.js';
 
 export interface Envelope<T> {
@@ -30,7 +31,20 @@ export interface BatchOutcome {
   deadLetters?: DeadLetter[];
 }
 
-export type BatchHandler<T> = (batch: Envelope<T>[], ctx: BatchContext) => Promise<BatchOutcome | void>;
+export interface HandlerContext extends BatchContext {
+  /**
+   * Some of this batch's writes may be stored already: it is delivered again
+   * after a crash or a rebalance, or handled again after a failure. A
+   * handler whose writes a replay would double checks what is stored only
+   * then. Always true without `writeMarks`.
+   */
+  mayRepeat: boolean;
+}
+
+export type BatchHandler<T> = (batch: Envelope<T>[], ctx: HandlerContext) => Promise<BatchOutcome | void>;
+
+/** Where consume() notes how far a group has started writing, per partition (hot state: durable, shared by a group's members). */
+export type WriteMarks = Pick<HotState, 'get' | 'set'>;
 
 interface ConsumeOptionsBase<T> {
   bus: Bus;
@@ -42,6 +56,13 @@ interface ConsumeOptionsBase<T> {
   maxWaitMs?: number;
   isTransient?: (err: unknown) => boolean;
   backoff?: BackoffOptions;
+  /**
+   * Notes, before each batch is handled, the last offset it holds; a batch
+   * that starts at or below the note may have been handled before, and its
+   * handler is told so (HandlerContext.mayRepeat). Without it every batch
+   * may repeat.
+   */
+  writeMarks?: WriteMarks;
 }
 
 /** Messages decoded from JSON and checked against the topic's schema, or by `decode` (throwing dead-letters the message). */
@@ -75,7 +96,7 @@ export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscripti
   const labels = { group, topic: topic.name };
 
   /** Handles a slice; splits it on non-transient failure. Returns the messages to dead-letter. */
-  async function isolate(batch: Envelope<T>[], ctx: BatchContext): Promise<DeadLetter[]> {
+  async function isolate(batch: Envelope<T>[], ctx: HandlerContext): Promise<DeadLetter[]> {
     try {
       return (await handle(batch, ctx))?.deadLetters ?? [];
     } catch (err) {
@@ -83,9 +104,27 @@ export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscripti
       if (batch.length === 1) return [{ message: batch[0]!.message, reason: errorMessage(err) }];
       logger.warn({ group, topic: topic.name, size: batch.length, err: errorMessage(err) }, 'batch failed; splitting it to isolate the bad messages');
       const middle = Math.ceil(batch.length / 2);
-      const first = await isolate(batch.slice(0, middle), ctx);
-      return [...first, ...(await isolate(batch.slice(middle), ctx))];
+      // The failed attempt may have written part of the batch.
+      const again = { ...ctx, mayRepeat: true };
+      const first = await isolate(batch.slice(0, middle), again);
+      return [...first, ...(await isolate(batch.slice(middle), again))];
     }
+  }
+
+  /**
+   * Whether a batch may have been handled before: it starts at or below the
+   * mark of its partition. Moves the mark to the batch's end before any of
+   * its writes, so that a crash after them leaves the batch marked.
+   */
+  async function mayRepeat(messages: DeliveredMessage[]): Promise<boolean> {
+    const marks = options.writeMarks;
+    if (!marks) return true;
+    const key = `written:${group}:${topic.name}:${messages[0]!.partition}`;
+    const mark = await marks.get(key);
+    const first = BigInt(messages[0]!.offset);
+    const last = BigInt(messages.at(-1)!.offset);
+    if (mark === null || BigInt(mark) < last) await marks.set(key, String(last));
+    return mark !== null && first <= BigInt(mark);
   }
 
   async function sendDeadLetters(deadLetters: DeadLetter[]): Promise<void> {
@@ -126,9 +165,12 @@ export async function consume<T>(options: ConsumeOptions<T>): Promise<Subscripti
           undecodable.push({ message, reason: `cannot decode: ${errorMessage(err)}` });
         }
       }
+      let repeats: boolean | null = null;
       for (let attempt = 1; !ctx.signal.aborted; attempt++) {
         try {
-          const failed = decoded.length > 0 ? await isolate(decoded, ctx) : [];
+          repeats ??= decoded.length > 0 && (await mayRepeat(messages));
+          // A retry follows an attempt that may have written part of the batch.
+          const failed = decoded.length > 0 ? await isolate(decoded, { ...ctx, mayRepeat: repeats || attempt > 1 }) : [];
           if (ctx.signal.aborted) return;
           await sendDeadLetters([...undecodable, ...failed]);
           pipelineMetrics.handled.inc(labels, messages.length);

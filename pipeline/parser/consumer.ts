@@ -1,6 +1,7 @@
 // Parser stage: artifacts.raw to parsed events (events table and
 // artifacts.parsed); what does not parse goes to the DLQ and raises parser.failure.
 import { insertEncoded } from '../../clickhouse/encoded-rows.js';
+import { withoutStoredEvents } from '../../clickhouse/tables/replays.js';
 import { artifactsParsed, artifactsRaw, systemEvents } from '../../topics/index.js';
 import { createArtifactDecoder } from '../artifacts.js';
 import { consume, publish } from '../bus/consume.js';
@@ -24,9 +25,11 @@ export const parserStage: Stage = {
       maxWaitMs: 50,
       decode,
       isTransient: isTransientStageError,
-      handle: async (batch) => {
+      writeMarks: ctx.state,
+      handle: async (batch, { mayRepeat }) => {
         const outcome = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, geo });
-        await insertEncoded(ctx.store, encodeParsedEvents(outcome.events));
+        const rows = encodeParsedEvents(outcome.events);
+        await insertEncoded(ctx.store, mayRepeat ? await withoutStoredEvents(ctx.store, rows) : rows);
         await publish(ctx.bus, systemEvents, outcome.failureEvents);
         await publish(ctx.bus, artifactsParsed, outcome.events);
         return { deadLetters: outcome.deadLetters };

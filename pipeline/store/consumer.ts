@@ -20,8 +20,9 @@ export const storeStage: Stage = {
       maxWaitMs: ctx.config.pipeline.storeBatchWaitMs,
       decode,
       isTransient: isTransientStageError,
-      handle: async (batch) => {
-        const { replayed } = await storeArtifacts(ctx.store, batch, ctx.config.orgId);
+      writeMarks: ctx.state,
+      handle: async (batch, { mayRepeat }) => {
+        const { replayed } = await storeArtifacts(ctx.store, batch, ctx.config.orgId, mayRepeat);
         if (replayed > 0) ctx.logger.info({ replayed }, 'skipped artifacts stored by an earlier delivery');
       },
     });
