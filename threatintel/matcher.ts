@@ -6,7 +6,7 @@
 // every process checks that notice before its next batch, so new indicators
 // match without a restart everywhere. A full check runs every minute too.
 import type { Store } from '../clickhouse/client.js';
-import { loadClaimStates, saveSightings, type ClaimState, type SightingRow } from '../clickhouse/tables/threatfeed-indicators.js';
+import { loadClaimStates, saveSightings, type ClaimRow, type ClaimState } from '../clickhouse/tables/threatfeed-indicators.js';
 import { subscriptionNames } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import type { Logger } from '../lib/logger.js';
 import type { HotState } from '../pipeline/state/types.js';
@@ -40,6 +40,25 @@ export function claimInput(row: ClaimState): ClaimInput {
     decaySpeed: Number(row.decay_speed),
     threshold: Number(row.score_threshold),
     version: BigInt(row.version),
+  };
+}
+
+/** A claim about to be written, as the index holds it (for a retro-hunt before any matcher reloads). */
+export function rowClaimInput(row: ClaimRow): ClaimInput {
+  return {
+    orgId: row.org_id,
+    indicatorId: row.indicator_id,
+    subscriptionId: row.subscription_id,
+    type: row.type,
+    value: row.value,
+    confidence: row.confidence,
+    labels: row.labels,
+    validFrom: Date.parse(row.valid_from),
+    assertedAt: Date.parse(row.asserted_at),
+    expiresAt: Date.parse(row.expires_at),
+    decaySpeed: row.decay_speed,
+    threshold: row.score_threshold,
+    version: 0n,
   };
 }
 
@@ -94,11 +113,6 @@ export function intelMatcher(parts: { store: Store; state: HotState; logger: Log
     matchers.set(parts.store, matcher);
   }
   return matcher;
-}
-
-export interface IntelFindings {
-  records: IntelRecord[];
-  sightings: SightingRow[];
 }
 
 /**

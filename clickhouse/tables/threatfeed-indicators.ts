@@ -69,6 +69,7 @@ export interface ExistingClaim {
   value: string;
   source_ref: string;
   content_hash: string;
+  asserted_at: string;
   first_seen_at: string;
 }
 
@@ -77,11 +78,11 @@ export async function claimsOfSubscription(store: Store, orgId: string, subscrip
   const params = new SqlParams();
   const rows = (await queryRows(
     store,
-    `SELECT toString(indicator_id) AS indicator_id, type, value, source_ref, content_hash, first_seen_at FROM threatfeed_indicators FINAL
+    `SELECT toString(indicator_id) AS indicator_id, type, value, source_ref, content_hash, asserted_at, first_seen_at FROM threatfeed_indicators FINAL
      WHERE org_id = ${params.add(orgId, 'String')} AND subscription_id = ${params.add(subscriptionId, 'UUID')}`,
     params,
   )) as ExistingClaim[];
-  return rows.map((r) => ({ ...r, first_seen_at: toIsoTimestamp(r.first_seen_at) }));
+  return rows.map((r) => ({ ...r, asserted_at: toIsoTimestamp(r.asserted_at), first_seen_at: toIsoTimestamp(r.first_seen_at) }));
 }
 
 /** Claims of one feed that expired in (since, now]: the job's `expired` count. */
