@@ -1,11 +1,21 @@
 // What a stage is, and the registry `cairn worker <stage>` and `cairn start` use.
 import type { Config } from '../config/env.js';
 import type { Store } from '../clickhouse/client.js';
+import type { LeadRow } from '../clickhouse/tables/leads.js';
+import type { Observation } from '../clickhouse/tables/observations.js';
+import type { EnrichedEvent, Lead } from '../topics/index.js';
 import { isTransientClickHouseError } from '../clickhouse/errors.js';
 import { isTransientError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { Bus, Subscription } from './bus/index.js';
 import type { HotState } from './state/index.js';
+
+/**
+ * Findings made beside the lead rules for a batch of enriched events, written
+ * with the rules' firings: threat intel matching (threatintel/matcher.ts),
+ * wired in by the CLI so that the pipeline does not depend on it.
+ */
+export type EventFindings = (events: EnrichedEvent[]) => Promise<{ observation: Observation; leadRow: LeadRow; lead: Lead }[]>;
 
 export interface StageContext {
   config: Config;
@@ -13,6 +23,7 @@ export interface StageContext {
   bus: Bus;
   state: HotState;
   logger: Logger;
+  findings?: EventFindings;
 }
 
 export interface Stage {

@@ -42,13 +42,14 @@ export function leadRuleSet(ctx: StageContext): RuleSet {
   );
 }
 
-/** The rule stage's work on enriched events: firings become observations, lead rows and `leads` messages. */
+/** The rule stage's work on enriched events: firings (and other findings, e.g. threat intel hits) become observations, lead rows and `leads` messages. */
 export async function raiseLeads(ctx: StageContext, rules: RuleSet, events: EnrichedEvent[]): Promise<void> {
   await rules.ensureCurrent();
   const evaluation = await evaluateBatch(events, (orgId) => rules.rulesFor(orgId), ctx.state);
-  if (evaluation.firings.length === 0) return;
+  const found = (await ctx.findings?.(events)) ?? [];
+  if (evaluation.firings.length === 0 && found.length === 0) return;
   const now = new Date().toISOString();
-  const records = evaluation.firings.map((f) => firingRecords(f, now));
+  const records = [...evaluation.firings.map((f) => firingRecords(f, now)), ...found];
   await saveObservations(ctx.store, records.map((r) => r.observation));
   await saveLeads(ctx.store, records.map((r) => r.leadRow));
   await publish(ctx.bus, leads, records.map((r) => r.lead));
