@@ -215,7 +215,7 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
       },
     });
     await announceLibraryChange(deps.state);
-    const expired = await countExpired(deps.store, subscription.org_id, subscription.id, resume.since ?? subscription.created_at);
+    const expired = await countExpired(deps.store, subscription.org_id, subscription.id, resume.since ?? new Date(0).toISOString());
     const matcher = intelMatcher(deps);
     const hunt = await retroHunt({
       store: deps.store,

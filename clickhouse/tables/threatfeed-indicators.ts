@@ -241,7 +241,7 @@ export async function listLibrary(store: Store, orgId: string, filter: LibraryFi
   if (filter.value && 'prefix' in filter.value) inner.push(`startsWith(value, ${params.add(filter.value.prefix, 'String')})`);
   if (filter.value && 'address' in filter.value) {
     const address = params.add(filter.value.address, 'String');
-    inner.push(`value = ${address} OR (type IN ('ipv4-cidr', 'ipv6-cidr') AND isIPAddressInRange(${address}, value))`);
+    inner.push(`value = ${address} OR if(type IN ('ipv4-cidr', 'ipv6-cidr'), isIPAddressInRange(${address}, value), 0)`);
   }
   if (filter.subscriptionId) {
     inner.push(`indicator_id IN (SELECT indicator_id FROM threatfeed_indicators FINAL WHERE org_id = ${org} AND subscription_id = ${params.add(filter.subscriptionId, 'UUID')})`);

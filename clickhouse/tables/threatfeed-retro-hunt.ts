@@ -51,7 +51,7 @@ export async function retroHuntEvents(store: Store, orgId: string, days: number,
     const ips = concat(fields.address, params);
     if (set.addresses.length) tests.push(`hasAny(${ips}, ${params.add(set.addresses, 'Array(String)')})`);
     if (set.cidrs.length) {
-      tests.push(`arrayExists(ip -> (isIPv4String(ip) OR isIPv6String(ip)) AND arrayExists(c -> isIPAddressInRange(ip, c), ${params.add(set.cidrs, 'Array(String)')}), ${ips})`);
+      tests.push(`arrayExists(ip -> if(isIPv4String(ip) OR isIPv6String(ip), arrayExists(c -> isIPAddressInRange(ip, c), ${params.add(set.cidrs, 'Array(String)')}), 0), ${ips})`);
     }
   }
   if (set.domains.length) {
