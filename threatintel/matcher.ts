@@ -39,7 +39,7 @@ export function claimInput(row: ClaimState): ClaimInput {
     expiresAt: Number(row.expires_at),
     decaySpeed: Number(row.decay_speed),
     threshold: Number(row.score_threshold),
-    version: BigInt(row.version),
+    version: BigInt(row.row_version),
   };
 }
 
@@ -90,7 +90,7 @@ export class IntelMatcher {
     const started = performance.now();
     const rows = await loadClaimStates(this.store, this.version === null ? undefined : this.version > SKEW_MICROS ? this.version - SKEW_MICROS : 0n);
     for (const row of rows) {
-      const version = BigInt(row.version);
+      const version = BigInt(row.row_version);
       if (this.version === null || version > this.version) this.version = version;
       if (Number(row.is_deleted) === 1) this.index.remove(row.org_id, row.indicator_id, row.subscription_id, version);
       else if (row.matchable) this.index.put(claimInput(row));

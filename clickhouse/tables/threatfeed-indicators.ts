@@ -78,11 +78,11 @@ export async function claimsOfSubscription(store: Store, orgId: string, subscrip
   const params = new SqlParams();
   const rows = (await queryRows(
     store,
-    `SELECT toString(indicator_id) AS indicator_id, type, value, source_ref, content_hash, asserted_at, first_seen_at FROM threatfeed_indicators FINAL
+    `SELECT toString(indicator_id) AS iid, type, value, source_ref, content_hash, asserted_at, first_seen_at FROM threatfeed_indicators FINAL
      WHERE org_id = ${params.add(orgId, 'String')} AND subscription_id = ${params.add(subscriptionId, 'UUID')}`,
     params,
-  )) as ExistingClaim[];
-  return rows.map((r) => ({ ...r, asserted_at: toIsoTimestamp(r.asserted_at), first_seen_at: toIsoTimestamp(r.first_seen_at) }));
+  )) as (Omit<ExistingClaim, 'indicator_id'> & { iid: string })[];
+  return rows.map(({ iid, ...r }) => ({ ...r, indicator_id: iid, asserted_at: toIsoTimestamp(r.asserted_at), first_seen_at: toIsoTimestamp(r.first_seen_at) }));
 }
 
 /** Claims of one feed that expired in (since, now]: the job's `expired` count. */
@@ -112,13 +112,14 @@ export interface ClaimState {
   expires_at: string;
   decay_speed: number;
   score_threshold: number;
-  version: string;
+  /** The row version (aliased: in ClickHouse an alias shadows the column of its name in WHERE). */
+  row_version: string;
   is_deleted: number;
 }
 
 const CLAIM_STATE = `org_id, toString(indicator_id) AS indicator_id, toString(subscription_id) AS subscription_id, type, value, matchable, confidence, labels,
   toUnixTimestamp64Milli(valid_from) AS valid_from, toUnixTimestamp64Milli(asserted_at) AS asserted_at, toUnixTimestamp64Milli(expires_at) AS expires_at,
-  decay_speed, score_threshold, toString(version) AS version, is_deleted`;
+  decay_speed, score_threshold, toString(version) AS row_version, is_deleted`;
 
 /**
  * Claims for the in-memory index. Without `afterVersion`: every current
@@ -298,15 +299,15 @@ export async function recentSightings(store: Store, orgId: string, indicatorIds:
   const params = new SqlParams();
   const rows = (await queryRows(
     store,
-    `SELECT toString(indicator_id) AS indicator_id, toString(artifact_id) AS artifact_id, seen_at, field, toString(observation_id) AS observation_id, retrospective
+    `SELECT toString(indicator_id) AS iid, toString(artifact_id) AS aid, seen_at, field, toString(observation_id) AS oid, retrospective
      FROM threatfeed_sightings FINAL WHERE org_id = ${params.add(orgId, 'String')} AND indicator_id IN ${params.add(indicatorIds, 'Array(UUID)')}
      ORDER BY seen_at DESC LIMIT ${params.add(perIndicator, 'UInt32')} BY indicator_id`,
     params,
-  )) as (Omit<SightingRow, 'org_id' | 'retrospective'> & { retrospective: boolean | number })[];
+  )) as { iid: string; aid: string; seen_at: string; field: string; oid: string; retrospective: boolean | number }[];
   for (const r of rows) {
-    const list = found.get(r.indicator_id) ?? [];
-    list.push({ ...r, seen_at: toIsoTimestamp(r.seen_at), retrospective: Boolean(r.retrospective) });
-    found.set(r.indicator_id, list);
+    const list = found.get(r.iid) ?? [];
+    list.push({ indicator_id: r.iid, artifact_id: r.aid, seen_at: toIsoTimestamp(r.seen_at), field: r.field, observation_id: r.oid, retrospective: Boolean(r.retrospective) });
+    found.set(r.iid, list);
   }
   return found;
 }

@@ -85,7 +85,7 @@ export interface PublishedObject {
 
 const ObjectRow = z.object({
   org_id: z.string(),
-  publication_id: z.string(),
+  pid: z.string(),
   stix_id: z.string(),
   type: z.string(),
   value: z.string(),
@@ -97,11 +97,11 @@ const ObjectRow = z.object({
 });
 
 function objectFromRow(row: unknown): PublishedObject {
-  const r = ObjectRow.parse(row);
-  return { ...r, object: z.record(z.string(), z.unknown()).parse(JSON.parse(r.object)), modified: toIsoTimestamp(r.modified), date_added: toIsoTimestamp(r.date_added) };
+  const { pid, ...r } = ObjectRow.parse(row);
+  return { ...r, publication_id: pid, object: z.record(z.string(), z.unknown()).parse(JSON.parse(r.object)), modified: toIsoTimestamp(r.modified), date_added: toIsoTimestamp(r.date_added) };
 }
 
-const OBJECT_COLUMNS = 'org_id, toString(publication_id) AS publication_id, stix_id, type, value, origin, object, revoked, modified, date_added';
+const OBJECT_COLUMNS = 'org_id, toString(publication_id) AS pid, stix_id, type, value, origin, object, revoked, modified, date_added';
 
 export async function savePublishedObjects(store: Store, objects: PublishedObject[]): Promise<void> {
   if (objects.length === 0) return;
@@ -143,11 +143,11 @@ export async function objectCounts(store: Store, orgId: string, publicationIds: 
   const params = new SqlParams();
   const rows = (await queryRows(
     store,
-    `SELECT toString(publication_id) AS id, countIf(NOT revoked AND origin != 'identity') AS n FROM threatfeed_published_objects FINAL
+    `SELECT toString(publication_id) AS pid, countIf(NOT revoked AND origin != 'identity') AS n FROM threatfeed_published_objects FINAL
      WHERE org_id = ${params.add(orgId, 'String')} AND publication_id IN ${params.add(publicationIds, 'Array(UUID)')} GROUP BY publication_id`,
     params,
-  )) as { id: string; n: string }[];
-  return new Map(rows.map((r) => [r.id, Number(r.n)]));
+  )) as { pid: string; n: string }[];
+  return new Map(rows.map((r) => [r.pid, Number(r.n)]));
 }
 
 /**
