@@ -1,11 +1,21 @@
-// The event fields indicators are looked for in, by what they hold. Matching
-// at ingest and the retro-hunt over stored events read the same ones.
+// The event fields indicators are looked for in, by what they hold.
+// Addresses, domains and email addresses are the graph entities the enricher
+// finds (its fields, its canonical values): matching at ingest reads them from
+// the event's entities, the retro-hunt from the same fields of stored events.
+// URLs and file hashes are read from the fields below.
+import { ENTITY_FIELDS } from '../pipeline/enricher/extract.js';
+
+const entityFields = (type: string) => ENTITY_FIELDS.filter(([, t]) => t === type).map(([field]) => field);
+
 export const INTEL_FIELDS = {
-  address: ['source.ip', 'destination.ip', 'client.ip', 'server.ip', 'host.ip', 'source.nat.ip', 'destination.nat.ip', 'dns.resolved_ip'],
-  domain: ['dns.question.name', 'url.domain', 'destination.domain', 'source.domain', 'server.domain', 'tls.client.server_name'],
+  address: entityFields('IP'),
+  domain: entityFields('domain'),
+  email: entityFields('email'),
   url: ['url.full', 'url.original'],
   hash: ['file.hash.md5', 'file.hash.sha1', 'file.hash.sha256', 'hash.md5', 'hash.sha1', 'hash.sha256', 'process.hash.md5', 'process.hash.sha1', 'process.hash.sha256'],
-  email: ['user.email', 'email.from.address', 'email.to.address', 'email.sender.address', 'source.user.email', 'destination.user.email'],
 } as const;
 
 export type FieldClass = keyof typeof INTEL_FIELDS;
+
+/** Entity types of the enricher to the indicator classes they are looked up in. */
+export const ENTITY_CLASSES: Partial<Record<string, 'address' | 'domain' | 'email'>> = { IP: 'address', domain: 'domain', email: 'email' };

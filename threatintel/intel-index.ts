@@ -9,7 +9,7 @@
 import ipaddr from 'ipaddr.js';
 import type { EnrichedEvent } from '../topics/index.js';
 import { isLive, scoreAt, type DecayInputs } from './decay.js';
-import { INTEL_FIELDS, type FieldClass } from './fields.js';
+import { ENTITY_CLASSES, INTEL_FIELDS, type FieldClass } from './fields.js';
 import { canonicalUrl } from './indicator.js';
 
 export interface IndexedClaim extends DecayInputs {
@@ -79,8 +79,11 @@ function ipv4Number(text: string): number {
   return parts === 4 ? value : -1;
 }
 
+/** Network masks by prefix length, as unsigned 32-bit numbers. */
+const V4_MASKS = Array.from({ length: 33 }, (_, bits) => (bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0));
+
 function maskV4(address: number, bits: number): number {
-  return bits === 0 ? 0 : Math.floor(address / 2 ** (32 - bits)) * 2 ** (32 - bits);
+  return (address & V4_MASKS[bits]!) >>> 0;
 }
 
 function v6Bits(text: string): bigint | null {
@@ -96,6 +99,9 @@ function maskV6(address: bigint, bits: number): bigint {
   return bits === 0 ? 0n : (address >> BigInt(128 - bits)) << BigInt(128 - bits);
 }
 
+/** Kinds read from fields rather than from the event's entities. */
+const FIELD_CLASSES = ['url', 'hash'] as const;
+
 class OrgIndex {
   readonly exact: Record<FieldClass, Map<string, IndexedEntry>> = { address: new Map(), domain: new Map(), url: new Map(), hash: new Map(), email: new Map() };
   readonly v4 = new Map<number, Map<number, IndexedEntry>>();
@@ -104,6 +110,12 @@ class OrgIndex {
   v4Lengths: number[] = [];
   v6Lengths: number[] = [];
   size = 0;
+  /** Field name, kind, field name, kind...: the URL and hash fields worth reading for this organization (none while it has no such indicators). */
+  fieldReads: string[] = [];
+
+  private updateFieldReads(): void {
+    this.fieldReads = FIELD_CLASSES.flatMap((kind) => (this.exact[kind].size > 0 ? INTEL_FIELDS[kind].flatMap((field) => [field, kind]) : []));
+  }
 
   place(entry: IndexedEntry, add: boolean): void {
     const kind = CLASS_OF_TYPE[entry.type];
@@ -128,10 +140,11 @@ class OrgIndex {
         this.v6.set(bits, byLength);
         this.v6Lengths = [...this.v6.entries()].filter(([, m]) => m.size > 0).map(([b]) => b).sort((a, b) => b - a);
       }
-    } else if (add) {
-      this.exact[kind].set(entry.value, entry);
     } else {
-      this.exact[kind].delete(entry.value);
+      const before = this.exact[kind].size;
+      if (add) this.exact[kind].set(entry.value, entry);
+      else this.exact[kind].delete(entry.value);
+      if ((before === 0) !== (this.exact[kind].size === 0)) this.updateFieldReads();
     }
   }
 
@@ -195,7 +208,6 @@ class OrgIndex {
   }
 }
 
-const CLASSES = Object.keys(INTEL_FIELDS) as FieldClass[];
 
 export interface ClaimInput extends IndexedClaim {
   orgId: string;
@@ -245,33 +257,45 @@ export class IntelIndex {
     if (--org.size === 0) this.orgs.delete(orgId);
   }
 
-  /** Every live indicator the events name: one hit per event and indicator, with the feeds whose claims are live now. */
+  /**
+   * Every live indicator the events name: one hit per event and indicator,
+   * with the feeds whose claims are live now. Addresses, domains and email
+   * addresses come from the event's entities (canonical already), URLs and
+   * hashes from their fields; a kind the organization has no indicators of
+   * is skipped.
+   */
   match(events: EnrichedEvent[], now = Date.now()): IntelHit[] {
     const hits: IntelHit[] = [];
     if (this.orgs.size === 0) return hits;
     for (const event of events) {
       const org = this.orgs.get(event.org_id);
       if (!org) continue;
-      let seen: Set<IndexedEntry> | null = null;
-      for (const kind of CLASSES) {
-        if (!org.hasAny(kind)) continue;
-        for (const field of INTEL_FIELDS[kind]) {
-          const raw = event.fields[field];
-          if (raw === undefined) continue;
-          for (const item of Array.isArray(raw) ? raw : [raw]) {
-            if (typeof item !== 'string' || item === '') continue;
-            const entry = org.lookup(kind, item);
-            if (!entry || seen?.has(entry)) continue;
-            const claims = liveClaims(entry, now);
-            if (claims.length === 0) continue;
-            (seen ??= new Set()).add(entry);
-            hits.push({ event, entry, field, observed: item, claims });
-          }
-        }
+      const first = hits.length;
+      for (const entity of event.entities) {
+        const kind = ENTITY_CLASSES[entity.type];
+        if (kind && org.hasAny(kind)) record(hits, first, event, org.lookup(kind, entity.value), entity.role, entity.value, now);
+      }
+      const fields = event.fields;
+      const read = org.fieldReads;
+      for (let i = 0; i < read.length; i += 2) {
+        const raw = fields[read[i] as string];
+        if (raw === undefined) continue;
+        const field = read[i] as string;
+        const kind = read[i + 1] as FieldClass;
+        if (typeof raw === 'string') record(hits, first, event, org.lookup(kind, raw), field, raw, now);
+        else if (Array.isArray(raw)) for (const item of raw) if (typeof item === 'string') record(hits, first, event, org.lookup(kind, item), field, item, now);
       }
     }
     return hits;
   }
+}
+
+/** Adds a hit unless the entry is not live or this event (its hits from `first` on) already hit it. A plain function: this runs per event. */
+function record(hits: IntelHit[], first: number, event: EnrichedEvent, entry: IndexedEntry | undefined, field: string, observed: string, now: number): void {
+  if (!entry) return;
+  for (let i = first; i < hits.length; i++) if (hits[i]!.entry === entry) return;
+  const claims = liveClaims(entry, now);
+  if (claims.length > 0) hits.push({ event, entry, field, observed, claims });
 }
 
 function liveClaims(entry: IndexedEntry, now: number): LiveClaim[] {
