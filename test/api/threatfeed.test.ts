@@ -153,6 +153,11 @@ describe('threat intelligence', () => {
     expect([missing.status, missing.body.error?.code]).toEqual([404, 'not_found']);
     expect((await api.request('POST', '/api/v1/threatfeed/sync', { token, body: { subscription_id: randomUUID() } })).status).toBe(404);
     expect((await api.request('GET', `/api/v1/threatfeed/publications/${randomUUID()}/bundle`, { token })).status).toBe(404);
+    // The OpenAPI document describes every row with its permission.
+    const doc = (await api.request('GET', '/api/v1/openapi.json')).body as unknown as { paths: Record<string, Record<string, { 'x-permission'?: string }>> };
+    expect(doc.paths['/api/v1/threatfeed/subscriptions']!.post!['x-permission']).toBe('threatfeed:write');
+    expect(doc.paths['/api/v1/threatfeed/publications']!.post!['x-permission']).toBe('threatfeed:manage');
+    expect(doc.paths['/api/v1/threatfeed/search']!.get!['x-permission']).toBe('threatfeed:read');
     const badIndicator = await api.request('POST', '/api/v1/threatfeed/publications', { token, body: { name: 'p', indicators: [{ value: '192.0.2.1' }, { value: 'not an indicator!' }] } });
     expect([badIndicator.status, badIndicator.body.message]).toEqual([400, expect.stringMatching(/^invalid body: indicators.1.value: /)]);
   });
