@@ -107,8 +107,3 @@ export function detectValue(text: string): IndicatorValue | null {
 export function readValue(text: string, type?: ValueType): IndicatorValue | null {
   return type ? canonicalValue(type, text) : detectValue(text);
 }
-
-/** The node type of cairn's knowledge graph an indicator of `type` names, if any. */
-export function isAddressType(type: IndicatorType): boolean {
-  return type === 'ipv4-addr' || type === 'ipv6-addr' || type === 'ipv4-cidr' || type === 'ipv6-cidr';
-}

@@ -11,7 +11,7 @@ import type { Config } from '../config/env.js';
 import type { Store } from '../clickhouse/client.js';
 import { claimsOfSubscription, countExpired, deleteClaims, saveClaims, type ClaimRow, type ExistingClaim } from '../clickhouse/tables/threatfeed-indicators.js';
 import { resumeCursor, saveJob, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
-import type { StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
+import { getSubscription, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { OutboundError, type OutboundClient } from '../lib/outbound/client.js';
@@ -214,6 +214,12 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
         await announceLibraryChange(deps.state);
       },
     });
+    if (!(await getSubscription(deps.store, subscription.org_id, subscription.id))) {
+      // Unsubscribed while this run read the feed: what it stored goes too.
+      await deleteClaims(deps.store, subscription.org_id, subscription.id, await claimsOfSubscription(deps.store, subscription.org_id, subscription.id));
+      await announceLibraryChange(deps.state);
+      throw new FeedError('the subscription was deleted during the sync; its indicators were removed');
+    }
     await announceLibraryChange(deps.state);
     const expired = await countExpired(deps.store, subscription.org_id, subscription.id, resume.since ?? new Date(0).toISOString());
     const matcher = intelMatcher(deps);

@@ -43,12 +43,12 @@ export interface TaxiiContext {
   store: Store;
   scopes: GraphScopes;
   orgId: string;
-  /** Where clients reach cairn (CAIRN_PUBLIC_URL), for the absolute API root URL. */
-  publicUrl: string;
+  /** Where this client reached cairn (scheme and host of the request; behind a proxy with CAIRN_TRUST_PROXY, the forwarded ones), for the absolute API root URL. */
+  baseUrl: string;
 }
 
 export function discovery(ctx: TaxiiContext): TaxiiAnswer {
-  const root = `${ctx.publicUrl}${TAXII_ROOT_PATH}${API_ROOT_NAME}/`;
+  const root = `${ctx.baseUrl}${TAXII_ROOT_PATH}${API_ROOT_NAME}/`;
   return { body: { title: 'cairn TAXII 2.1 server', description: "cairn's published indicators (docs/threat-intel.md)", default: root, api_roots: [root] } };
 }
 

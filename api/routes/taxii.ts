@@ -51,7 +51,7 @@ const negotiate: Middleware = async (ctx, next) => {
 
 export function taxiiRoutes(deps: ApiDeps, authenticate: Middleware): Middleware {
   const router = new Router();
-  const context = (ctx: Context): taxii.TaxiiContext => ({ store: deps.store, scopes: deps.config.graph, orgId: (ctx.state.auth as AuthContext).orgId, publicUrl: deps.config.identity.publicUrl });
+  const context = (ctx: Context): taxii.TaxiiContext => ({ store: deps.store, scopes: deps.config.graph, orgId: (ctx.state.auth as AuthContext).orgId, baseUrl: `${ctx.protocol}://${ctx.host}` });
   const answer = (handler: (ctx: Context) => taxii.TaxiiAnswer | Promise<taxii.TaxiiAnswer>): Middleware => async (ctx) => {
     const result = await handler(ctx);
     send(ctx, 200, result.body, result.headers);

@@ -301,8 +301,33 @@ describe('threat intelligence', () => {
     expect((await library(token)).total).toBe(0);
   });
 
-  it('publishes hand-picked indicators as valid STIX 2.1, as a bundle and over TAXII 2.1 with paging, filters, media types and errors', async () => {
+  it('resumes a TAXII feed after a run that died mid-way from its last stored page (added_after), the library as of that page', async () => {
     const token = api.token('all', org());
+    const [t1, t2] = ['2026-11-20T10:00:00.000Z', '2026-11-20T11:00:00.000Z'];
+    const taxiiHeaders = (last: string) => ({ 'content-type': 'application/taxii+json;version=2.1', 'X-TAXII-Date-Added-First': last, 'X-TAXII-Date-Added-Last': last });
+    const indicator = (ip: string) => stixIndicator(`indicator--${randomUUID()}`, `[ipv4-addr:value = '${ip}']`);
+    let secondPageFails = true;
+    feeds.route('/fake-taxii/', () => ({ body: { title: 'a TAXII server', default: '/fake-taxii/root/', api_roots: ['/fake-taxii/root/'] }, headers: { 'content-type': 'application/taxii+json;version=2.1' } }));
+    feeds.route('/fake-taxii/root/collections/c1/objects/', (url) => {
+      if (url.searchParams.get('next') !== 'page-2' && url.searchParams.get('added_after') !== t1) return { body: { more: true, next: 'page-2', objects: [indicator('192.0.2.51')] }, headers: taxiiHeaders(t1) };
+      if (secondPageFails) return { status: 500, body: 'the server broke' };
+      return { body: { more: false, objects: [indicator('192.0.2.52')] }, headers: taxiiHeaders(t2) };
+    });
+    const sub = await subscribe(token, { name: 'flaky TAXII', kind: 'taxii', url: `${feeds.url}/fake-taxii/`, settings: { collection_id: 'c1', page_size: 1 } });
+    const died = await finishedJob(api, token, sub.id);
+    expect(died).toMatchObject({ status: 'failed', fetched: 1, added: 1, cursor: t1, error: expect.stringMatching(/\/fake-taxii\/root\/collections\/c1\/objects\/ answered 500/) });
+    expect((await library(token)).indicators.map((i) => i.value)).toEqual(['192.0.2.51']);
+    secondPageFails = false;
+    const requestsBefore = feeds.requests.length;
+    expect(await syncNow(api, token, sub.id)).toMatchObject({ status: 'succeeded', fetched: 1, added: 1, cursor: t2 });
+    const objectRequests = feeds.requests.slice(requestsBefore).filter((r) => r.includes('/objects/'));
+    expect(objectRequests).toEqual([`/fake-taxii/root/collections/c1/objects/?limit=1&added_after=${encodeURIComponent(t1)}`]);
+    expect((await library(token)).indicators.map((i) => i.value).sort()).toEqual(['192.0.2.51', '192.0.2.52']);
+  });
+
+  it('publishes hand-picked indicators as valid STIX 2.1, as a bundle and over TAXII 2.1 with paging, filters, media types and errors', async () => {
+    const orgId = org();
+    const token = api.token('all', orgId);
     const reader = api.token(['threatfeed:read'], org());
     const schemas = stixSchemas();
     const writerOnly = await api.request('POST', '/api/v1/threatfeed/publications', { token: api.token(['threatfeed:read', 'threatfeed:write']), body: { name: 'x' } });
@@ -370,5 +395,13 @@ describe('threat intelligence', () => {
     expect((await taxii(objectsPath, undefined, api.token(['signals:read']))).status).toBe(403);
     expect((await taxii(`${root}collections/${randomUUID()}/objects/`, undefined, token)).status).toBe(404);
     expect((await taxii(`${objectsPath}?added_after=yesterday`, undefined, token)).status).toBe(400);
+    // cairn reads its own collection as a TAXII client would, two objects a page (next).
+    const own = await api.request('POST', '/api/v1/threatfeed/subscriptions', {
+      token,
+      body: { name: 'ourselves', kind: 'taxii', url: `${api.url}/taxii2/`, settings: { collection_id: publication.id, page_size: 2, auth_type: 'bearer', token: api.token(['threatfeed:read'], orgId) } },
+    });
+    expect(own.status, own.text).toBe(201);
+    const read = await finishedJob(api, token, (own.body.data as { id: string }).id);
+    expect(read).toMatchObject({ status: 'succeeded', fetched: 4, added: 3, error: null });
   });
 });

@@ -7,10 +7,18 @@ import { expect } from 'vitest';
 import type { TestApi } from './api.js';
 import { eventually } from './buses.js';
 
+export interface FeedAnswer {
+  status?: number;
+  body: string | object;
+  headers?: Record<string, string>;
+}
+
 export interface FeedServer {
   url: string;
   /** Serves `body` at `path` from now on. */
   set(path: string, body: string | object, contentType?: string): void;
+  /** Answers requests for `path` with what `answer` says for the URL (query included). */
+  route(path: string, answer: (url: URL) => FeedAnswer): void;
   /** Request URLs (path and query) in order. */
   requests: string[];
   close(): Promise<void>;
@@ -18,6 +26,7 @@ export interface FeedServer {
 
 export async function startFeedServer(options: { bearer?: string } = {}): Promise<FeedServer> {
   const documents = new Map<string, { body: string; contentType: string }>();
+  const routes = new Map<string, (url: URL) => FeedAnswer>();
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
@@ -25,7 +34,15 @@ export async function startFeedServer(options: { bearer?: string } = {}): Promis
       res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
       return;
     }
-    const doc = documents.get(new URL(req.url ?? '/', 'http://x').pathname);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const route = routes.get(url.pathname);
+    if (route) {
+      const answer = route(url);
+      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      res.writeHead(answer.status ?? 200, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers }).end(text);
+      return;
+    }
+    const doc = documents.get(url.pathname);
     if (!doc) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
@@ -39,6 +56,9 @@ export async function startFeedServer(options: { bearer?: string } = {}): Promis
     requests,
     set(path, body, contentType = typeof body === 'string' ? 'text/plain' : 'application/json') {
       documents.set(path, { body: typeof body === 'string' ? body : JSON.stringify(body), contentType });
+    },
+    route(path, answer) {
+      routes.set(path, answer);
     },
     async close() {
       server.closeAllConnections();
