@@ -34,8 +34,14 @@ export interface LiveClaim {
   labels: string[];
 }
 
+/**
+ * What matching reads of an event: the enriched event itself, or a compact
+ * probe of it (intelProbe) that a worker thread can hand back cheaply.
+ */
+export type IntelEvent = Pick<EnrichedEvent, 'artifact_id' | 'org_id' | 'source' | 'timestamp' | 'fields' | 'entities'>;
+
 export interface IntelHit {
-  event: EnrichedEvent;
+  event: IntelEvent;
   entry: IndexedEntry;
   /** The event field and the value in it that matched. */
   field: string;
@@ -264,7 +270,7 @@ export class IntelIndex {
    * hashes from their fields; a kind the organization has no indicators of
    * is skipped.
    */
-  match(events: EnrichedEvent[], now = Date.now()): IntelHit[] {
+  match(events: IntelEvent[], now = Date.now()): IntelHit[] {
     const hits: IntelHit[] = [];
     if (this.orgs.size === 0) return hits;
     for (const event of events) {
@@ -291,7 +297,7 @@ export class IntelIndex {
 }
 
 /** Adds a hit unless the entry is not live or this event (its hits from `first` on) already hit it. A plain function: this runs per event. */
-function record(hits: IntelHit[], first: number, event: EnrichedEvent, entry: IndexedEntry | undefined, field: string, observed: string, now: number): void {
+function record(hits: IntelHit[], first: number, event: IntelEvent, entry: IndexedEntry | undefined, field: string, observed: string, now: number): void {
   if (!entry) return;
   for (let i = first; i < hits.length; i++) if (hits[i]!.entry === entry) return;
   const claims = liveClaims(entry, now);
@@ -304,4 +310,25 @@ function liveClaims(entry: IndexedEntry, now: number): LiveClaim[] {
     if (isLive(claim, now)) live.push({ subscriptionId: claim.subscriptionId, confidence: claim.confidence, score: Math.round(scoreAt(claim, now) * 10) / 10, labels: claim.labels });
   }
   return live;
+}
+
+const PROBE_FIELDS: readonly string[] = ['@timestamp', ...INTEL_FIELDS.url, ...INTEL_FIELDS.hash];
+
+/**
+ * The part of an event matching reads (its entities that can be indicators,
+ * its URL and hash fields, and its time), or null when it names nothing an
+ * indicator could be: what a worker thread that parses events returns for
+ * the main thread's matcher, instead of the whole event (a structured clone
+ * of whole events is the expensive part of such a hand-over).
+ */
+export function intelProbe(event: EnrichedEvent): IntelEvent | null {
+  let readable = event.entities.some((e) => ENTITY_CLASSES[e.type] !== undefined);
+  const fields: IntelEvent['fields'] = {};
+  for (const field of PROBE_FIELDS) {
+    const value = event.fields[field];
+    if (value === undefined) continue;
+    fields[field] = value;
+    if (field !== '@timestamp') readable = true;
+  }
+  return readable ? { artifact_id: event.artifact_id, org_id: event.org_id, source: event.source, timestamp: event.timestamp, fields, entities: event.entities } : null;
 }

@@ -10,10 +10,9 @@ import { loadClaimStates, saveSightings, type ClaimRow, type ClaimState } from '
 import { subscriptionNames } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import type { Logger } from '../lib/logger.js';
 import type { HotState } from '../pipeline/state/types.js';
-import type { EnrichedEvent } from '../topics/index.js';
 import { eventTime } from '../pipeline/event-time.js';
 import { groupHits, intelRecord, sightingsOf, windowOf, type HitGroup, type IntelRecord } from './findings.js';
-import { IntelIndex, type ClaimInput } from './intel-index.js';
+import { IntelIndex, type ClaimInput, type IntelEvent } from './intel-index.js';
 
 const NOTICE_KEY = 'threatintel:library-changed';
 const BACKSTOP_MS = 60_000;
@@ -138,7 +137,7 @@ async function accumulate(state: HotState, group: HitGroup, hits: { artifactId: 
  * batch of enriched events makes. Sightings are written here; the caller
  * writes the records with the lead rules' and publishes the leads.
  */
-export async function intelFindings(parts: { store: Store; state: HotState; logger: Logger }, events: EnrichedEvent[]): Promise<IntelRecord[]> {
+export async function intelFindings(parts: { store: Store; state: HotState; logger: Logger }, events: IntelEvent[]): Promise<IntelRecord[]> {
   const matcher = intelMatcher(parts);
   await matcher.ensureCurrent();
   const hits = matcher.index.match(events);
