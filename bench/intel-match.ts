@@ -23,7 +23,7 @@ import { enrichBatch } from '../pipeline/enricher/consumer.js';
 import { geoIp } from '../pipeline/geoip/geoip.js';
 import { parseBatch } from '../pipeline/parser/parse-batch.js';
 import { detectValue, indicatorId } from '../threatintel/indicator.js';
-import { IntelIndex, intelProbe } from '../threatintel/intel-index.js';
+import { IntelIndex } from '../threatintel/intel-index.js';
 import { IntelMatcher } from '../threatintel/matcher.js';
 import { newJob, runJob } from '../threatintel/sync.js';
 import type { RawArtifact } from '../topics/index.js';
@@ -130,21 +130,6 @@ const rate = (r: { events: number; ms: number }) => Math.round(r.events / (r.ms 
 console.log(`parse + enrich + match, 0 indicators:       ${rate(results.none)} events/s per core`);
 console.log(`parse + enrich + match, ${COUNT} indicators: ${rate(results.full)} events/s per core (${((100 * (rate(results.full) - rate(results.none))) / rate(results.none)).toFixed(1)}%)`);
 console.log(`  matching alone: ${((results.full.matchMs * 1000) / results.full.events).toFixed(2)} µs/event with ${COUNT} indicators, ${((results.none.matchMs * 1000) / results.none.events).toFixed(2)} µs/event with none; ${((100 * results.full.hits) / results.full.events).toFixed(2)}% of events hit`);
-
-// Where parsing runs on worker threads, the main thread's matcher gets compact probes instead of whole events:
-// what making them and cloning them across threads costs, against cloning the whole events.
-{
-  const events = enrichBatch(parseBatch(batches[0]!, { defaultOrgId: ORG, timezone: 'UTC', geo }).events).events;
-  const measure = (work: () => unknown) => {
-    work();
-    const started = performance.now();
-    for (let r = 0; r < 10; r++) work();
-    return ((performance.now() - started) * 1000) / (10 * events.length);
-  };
-  const probes = measure(() => structuredClone(events.map(intelProbe).filter((p) => p !== null)));
-  const whole = measure(() => structuredClone(events));
-  console.log(`  hand-over from a worker thread: probes made and cloned ${probes.toFixed(2)} µs/event, whole events cloned ${whole.toFixed(2)} µs/event`);
-}
 
 // Sync of a feed of COUNT indicators into the library of a fresh embedded store.
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-intel-bench-'));

@@ -14,8 +14,7 @@ import type { HotState } from './state/index.js';
  * Findings made beside the lead rules for a batch of enriched events, written
  * with the rules' firings: threat intel matching (threatintel/matcher.ts),
  * wired in by the CLI so that the pipeline does not depend on it. It reads
- * only these parts of an event (threatintel's intelProbe makes them from an
- * event where handing over whole events costs too much).
+ * only these parts of an event.
  */
 export type EventFindings = (
   events: Pick<EnrichedEvent, 'artifact_id' | 'org_id' | 'source' | 'timestamp' | 'fields' | 'entities'>[],

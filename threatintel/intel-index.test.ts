@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { EnrichedEvent } from '../topics/index.js';
 import { isLive, scoreAt } from './decay.js';
 import { detectValue, indicatorId } from './indicator.js';
-import { IntelIndex, intelProbe, type ClaimInput } from './intel-index.js';
+import { IntelIndex, type ClaimInput } from './intel-index.js';
 import { readStixPattern } from './stix-pattern.js';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');
@@ -120,15 +120,5 @@ describe('the ingest index', () => {
     index.put({ ...claim('192.0.2.8'), version: 5n });
     index.remove('o', claim('192.0.2.8').indicatorId, 'feed-1', 4n);
     expect(index.size).toBe(1);
-  });
-
-  it('matches a compact probe of an event as it matches the event, and has no probe for an event that names nothing', () => {
-    const index = new IntelIndex();
-    for (const text of ['203.0.113.9', 'd41d8cd98f00b204e9800998ecf8427e']) index.put(claim(text));
-    const full = event({ 'file.hash.md5': 'd41d8cd98f00b204e9800998ecf8427e', 'process.name': 'sshd', message: 'x'.repeat(1000) }, [['IP', '203.0.113.9', 'source.ip'], ['user', 'root', 'user.name']]);
-    const probe = intelProbe(full)!;
-    expect(Object.keys(probe.fields)).toEqual(['file.hash.md5']);
-    expect(index.match([probe], NOW).map((h) => [h.field, h.entry.value])).toEqual(index.match([full], NOW).map((h) => [h.field, h.entry.value]));
-    expect(intelProbe(event({ 'process.name': 'cron' }, [['user', 'root', 'user.name']]))).toBeNull();
   });
 });

@@ -34,10 +34,7 @@ export interface LiveClaim {
   labels: string[];
 }
 
-/**
- * What matching reads of an event: the enriched event itself, or a compact
- * probe of it (intelProbe) that a worker thread can hand back cheaply.
- */
+/** What matching reads of an event: its entities, its URL and hash fields, and its time. */
 export type IntelEvent = Pick<EnrichedEvent, 'artifact_id' | 'org_id' | 'source' | 'timestamp' | 'fields' | 'entities'>;
 
 export interface IntelHit {
@@ -310,25 +307,4 @@ function liveClaims(entry: IndexedEntry, now: number): LiveClaim[] {
     if (isLive(claim, now)) live.push({ subscriptionId: claim.subscriptionId, confidence: claim.confidence, score: Math.round(scoreAt(claim, now) * 10) / 10, labels: claim.labels });
   }
   return live;
-}
-
-const PROBE_FIELDS: readonly string[] = ['@timestamp', ...INTEL_FIELDS.url, ...INTEL_FIELDS.hash];
-
-/**
- * The part of an event matching reads (its entities that can be indicators,
- * its URL and hash fields, and its time), or null when it names nothing an
- * indicator could be: what a worker thread that parses events returns for
- * the main thread's matcher, instead of the whole event (a structured clone
- * of whole events is the expensive part of such a hand-over).
- */
-export function intelProbe(event: EnrichedEvent): IntelEvent | null {
-  let readable = event.entities.some((e) => ENTITY_CLASSES[e.type] !== undefined);
-  const fields: IntelEvent['fields'] = {};
-  for (const field of PROBE_FIELDS) {
-    const value = event.fields[field];
-    if (value === undefined) continue;
-    fields[field] = value;
-    if (field !== '@timestamp') readable = true;
-  }
-  return readable ? { artifact_id: event.artifact_id, org_id: event.org_id, source: event.source, timestamp: event.timestamp, fields, entities: event.entities } : null;
 }
