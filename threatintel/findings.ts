@@ -42,7 +42,7 @@ export interface HitGroup {
   retrospective: boolean;
 }
 
-export function severityOf(score: number): Severity {
+function severityOf(score: number): Severity {
   return score >= 75 ? 'high' : score >= 40 ? 'medium' : 'low';
 }
 

@@ -24,7 +24,7 @@ export async function announceLibraryChange(state: HotState): Promise<void> {
   await state.set(NOTICE_KEY, `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 }
 
-export function claimInput(row: ClaimState): ClaimInput {
+function claimInput(row: ClaimState): ClaimInput {
   return {
     orgId: row.org_id,
     indicatorId: row.indicator_id,

@@ -7,6 +7,7 @@ import type { FeedClaim } from './sources/types.js';
 import { stableId } from '../lib/ids.js';
 
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1';
+export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
 
 const StixTimestamp = z.iso.datetime({ offset: true });
 
@@ -70,12 +71,12 @@ const PATTERN_PATHS: Record<ValueType, string> = {
 };
 
 /** The STIX pattern that names exactly this value. */
-export function patternOf({ type, value }: IndicatorValue): string {
+function patternOf({ type, value }: IndicatorValue): string {
   return `[${PATTERN_PATHS[type]} = '${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
 }
 
 /** STIX timestamps: UTC with milliseconds. */
-export function stixTime(iso: string): string {
+function stixTime(iso: string): string {
   return new Date(iso).toISOString();
 }
 

@@ -64,7 +64,7 @@ export function newJob(subscription: StoredSubscription, trigger: SyncJob['trigg
 }
 
 /** A claim of the feed as a library row, with the subscription's defaults where the feed is silent. */
-export function claimRow(subscription: StoredSubscription, claim: FeedClaim, now: string, firstSeen: string | undefined): ClaimRow {
+function claimRow(subscription: StoredSubscription, claim: FeedClaim, now: string, firstSeen: string | undefined): ClaimRow {
   const asserted = claim.assertedAt ?? now;
   const validFrom = claim.validFrom ?? claim.assertedAt ?? firstSeen ?? now;
   const assertedAt = Date.parse(asserted) < Date.parse(validFrom) ? validFrom : asserted;
@@ -160,7 +160,7 @@ export async function readIntoLibrary(deps: IntelDeps, subscription: StoredSubsc
       await saveClaims(deps.store, [...rows.values()]);
       await deleteClaims(deps.store, subscription.org_id, subscription.id, gone);
     }
-    for (const row of rows.values()) holdings.hold({ ...row, first_seen_at: row.first_seen_at });
+    for (const row of rows.values()) holdings.hold(row);
     outcome.counts.removed += gone.length;
     outcome.counts.fetched += page.fetched;
     outcome.counts.rejected += page.rejected.length;
@@ -181,10 +181,12 @@ function failureText(err: unknown): string {
   return `internal error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
 }
 
+const lockKey = (subscriptionId: string) => `threatintel:sync-lock:${subscriptionId}`;
+
 async function acquire(state: HotState, subscriptionId: string, jobId: string): Promise<boolean> {
   const deadline = Date.now() + LOCK_MS;
   while (Date.now() < deadline) {
-    if (await state.setIfAbsent(`threatintel:sync-lock:${subscriptionId}`, jobId, LOCK_MS)) return true;
+    if (await state.setIfAbsent(lockKey(subscriptionId), jobId, LOCK_MS)) return true;
     await new Promise((r) => setTimeout(r, 500));
   }
   return false;
@@ -193,7 +195,6 @@ async function acquire(state: HotState, subscriptionId: string, jobId: string): 
 /** Runs a queued job to its end (succeeded or failed); never throws. */
 export async function runJob(deps: IntelDeps, subscription: StoredSubscription, queued: SyncJob): Promise<SyncJob> {
   let job = queued;
-  const lock = `threatintel:sync-lock:${subscription.id}`;
   const save = async (change: Partial<SyncJob>) => {
     job = { ...job, ...change, updated_at: new Date().toISOString() };
     await saveJob(deps.store, job);
@@ -238,7 +239,7 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
     deps.logger.warn({ err, subscription: subscription.id, job: job.id }, 'threat feed sync failed');
     await save({ status: 'failed', error: failureText(err), finished_at: new Date().toISOString() }).catch((e: unknown) => deps.logger.error({ err: e }, 'could not record a failed sync job'));
   } finally {
-    if (locked) await deps.state.delete(lock).catch(() => {});
+    if (locked) await deps.state.delete(lockKey(subscription.id)).catch(() => {});
   }
   return job;
 }

@@ -9,10 +9,7 @@ import type { GraphScopes } from '../config/env.js';
 import type { Store } from '../clickhouse/client.js';
 import { getPublication, listPublications, publishedObjects, type PublishedObject, type StoredPublication } from '../clickhouse/tables/threatfeed-publications.js';
 import { refreshPublication } from './publications.js';
-import { STIX_MEDIA_TYPE } from './stix.js';
-import { TAXII_MEDIA_TYPE } from './sources/taxii.js';
-
-export { TAXII_MEDIA_TYPE };
+import { STIX_MEDIA_TYPE, TAXII_MEDIA_TYPE } from './stix.js';
 export const TAXII_ROOT_PATH = '/taxii2/';
 export const API_ROOT_NAME = 'cairn';
 const DEFAULT_LIMIT = 100;

@@ -9,6 +9,7 @@ import type { Context, Middleware } from 'koa';
 import { HttpError } from '../http-error.js';
 import { requirePermission, type AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
+import { TAXII_MEDIA_TYPE } from '../../threatintel/stix.js';
 import * as taxii from '../../threatintel/taxii-server.js';
 
 const ROOT = `/taxii2/${taxii.API_ROOT_NAME}`;
@@ -29,7 +30,7 @@ function send(ctx: Context, status: number, body: unknown, headers: Record<strin
   ctx.status = status;
   ctx.body = JSON.stringify(body);
   ctx.set(headers);
-  ctx.set('Content-Type', taxii.TAXII_MEDIA_TYPE);
+  ctx.set('Content-Type', TAXII_MEDIA_TYPE);
 }
 
 /** Every error inside /taxii2 as a TAXII error message. */
@@ -45,7 +46,7 @@ const taxiiErrors: Middleware = async (ctx, next) => {
 };
 
 const negotiate: Middleware = async (ctx, next) => {
-  if (!acceptsTaxii(ctx.get('accept'))) throw new taxii.TaxiiError(406, 'Not acceptable', `this server answers ${taxii.TAXII_MEDIA_TYPE}`);
+  if (!acceptsTaxii(ctx.get('accept'))) throw new taxii.TaxiiError(406, 'Not acceptable', `this server answers ${TAXII_MEDIA_TYPE}`);
   await next();
 };
 

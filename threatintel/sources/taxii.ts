@@ -5,11 +5,9 @@
 // page resumes after it.
 import { z } from 'zod';
 import { describeUrl } from '../feeds.js';
-import { readStixObject } from '../stix.js';
+import { readStixObject, TAXII_MEDIA_TYPE } from '../stix.js';
 import { fetchJson } from './fetch.js';
 import { FeedError, type FeedPage, type FeedRead, type FeedRequest } from './types.js';
-
-export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
 
 const Discovery = z.object({ api_roots: z.array(z.string()).default([]), default: z.string().optional() });
 const Envelope = z.object({ more: z.boolean().default(false), next: z.string().optional(), objects: z.array(z.unknown()).default([]) });
