@@ -26,8 +26,9 @@ function isDue(subscription: StoredSubscription, last: SyncJob | null, now: numb
   return Date.parse(last.queued_at) + subscription.poll_interval_seconds * 1000 <= now;
 }
 
-async function check(deps: IntelDeps): Promise<void> {
-  const now = Date.now();
+/** Queues a run of every enabled subscription whose poll interval has passed (at `now`), and fails the jobs of processes that died. */
+export async function runDueSyncs(deps: IntelDeps, now = Date.now()): Promise<SyncJob[]> {
+  const queued: SyncJob[] = [];
   for (const subscription of await listEnabledSubscriptions(deps.store)) {
     let last = await latestJob(deps.store, subscription.org_id, subscription.id);
     if (last && (last.status === 'running' || last.status === 'queued') && now - Date.parse(last.updated_at) > STALE_MS) {
@@ -37,13 +38,14 @@ async function check(deps: IntelDeps): Promise<void> {
     if (!isDue(subscription, last, now)) continue;
     const slot = Math.floor(now / (subscription.poll_interval_seconds * 1000));
     if (!(await deps.state.setIfAbsent(`threatintel:scheduled:${subscription.id}:${slot}`, '1', subscription.poll_interval_seconds * 1000))) continue;
-    await queueSync(deps, [subscription], 'schedule');
+    queued.push(...(await queueSync(deps, [subscription], 'schedule')));
   }
+  return queued;
 }
 
 /** Starts the schedule; returns its stop function. */
 export function startSyncSchedule(deps: IntelDeps): () => void {
-  const run = () => void check(deps).catch((err: unknown) => deps.logger.warn({ err }, 'threat feed schedule check failed'));
+  const run = () => void runDueSyncs(deps).catch((err: unknown) => deps.logger.warn({ err }, 'threat feed schedule check failed'));
   const first = setTimeout(run, 5_000);
   const timer = setInterval(run, CHECK_MS);
   first.unref();

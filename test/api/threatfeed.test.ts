@@ -10,6 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OutboundClient } from '../../lib/outbound/client.js';
+import { SecretBox } from '../../lib/secret-box.js';
+import { runDueSyncs } from '../../threatintel/schedule.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
 import { finishedJob, startFeedServer, stixIndicator, syncNow, type FeedServer } from '../helpers/feeds.js';
@@ -199,6 +202,34 @@ describe('threat intelligence', () => {
     // Nothing changed in the feed: the next run fetches no event again.
     const again = await syncNow(api, token, sub.id);
     expect(again).toMatchObject({ status: 'succeeded', fetched: 0, added: 0 });
+    // A second feed naming the same address merges into the same entry.
+    feeds.set('/also-c2.txt', '198.51.100.61\n');
+    const second = await subscribe(token, { name: 'partner list', kind: 'plain', url: `${feeds.url}/also-c2.txt`, confidence: 95 });
+    expect(await finishedJob(api, token, second.id)).toMatchObject({ status: 'succeeded', added: 1 });
+    const merged = await library(token, '?limit=100');
+    expect(merged.total).toBe(4);
+    const entry = merged.indicators.find((i) => i.value === '198.51.100.61')!;
+    expect(entry.confidence).toBe(95);
+    expect(entry.feeds.map((f) => f.name).sort()).toEqual(['CERT MISP', 'partner list']);
+    expect((await library(token, `?feed=${second.id}`)).indicators.map((i) => i.value)).toEqual(['198.51.100.61']);
+  });
+
+  it('runs each subscription again once its poll interval has passed, one run per interval', async () => {
+    const token = api.token('all', org());
+    feeds.set('/scheduled.txt', '192.0.2.200\n');
+    const sub = await subscribe(token, { name: 'every minute', kind: 'plain', url: `${feeds.url}/scheduled.txt`, poll_interval: '1m' });
+    await finishedJob(api, token, sub.id);
+    const deps = { ...api.runtime, outbound: new OutboundClient(api.runtime.config.outbound), box: new SecretBox(api.runtime.config.masterKey!) };
+    const mine = (jobs: { subscription_id: string }[]) => jobs.filter((j) => j.subscription_id === sub.id);
+    expect(mine(await runDueSyncs(deps))).toEqual([]);
+    const later = Date.now() + 61_000;
+    expect(mine(await runDueSyncs(deps, later))).toHaveLength(1);
+    const job = await finishedJob(api, token, sub.id, 2);
+    expect(job).toMatchObject({ status: 'succeeded', fetched: 1, added: 0 });
+    const listed = await api.request('GET', `/api/v1/threatfeed/jobs?subscription_id=${sub.id}`, { token });
+    expect((listed.body.data as { jobs: { trigger: string }[] }).jobs.map((j) => j.trigger)).toEqual(['schedule', 'manual']);
+    // Another process checking in the same interval does not run it again.
+    expect(mine(await runDueSyncs(deps, later))).toEqual([]);
   });
 
   it('matches events at ingest: an address, an address in a CIDR, a subdomain, a hash; each an intel observation and an incident', async () => {
