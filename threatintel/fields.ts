@@ -12,7 +12,7 @@ export const INTEL_FIELDS = {
   domain: entityFields('domain'),
   email: entityFields('email'),
   url: ['url.full', 'url.original'],
-  hash: ['file.hash.md5', 'file.hash.sha1', 'file.hash.sha256', 'hash.md5', 'hash.sha1', 'hash.sha256', 'process.hash.md5', 'process.hash.sha1', 'process.hash.sha256'],
+  hash: ['file.hash.md5', 'file.hash.sha1', 'file.hash.sha256', 'process.hash.md5', 'process.hash.sha1', 'process.hash.sha256'],
 } as const;
 
 export type FieldClass = keyof typeof INTEL_FIELDS;
