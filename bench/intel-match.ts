@@ -2,7 +2,8 @@
 // on the real sample mix with 0 and with 100,000 indicators loaded in the
 // ingest index, matching every event; and the time to sync a feed of
 // 100,000 indicators into the library (a plain list served locally), to sync
-// it again unchanged, and to load them into a fresh process's index.
+// it again unchanged, to load them into a fresh process's index, and to
+// read the library and search it.
 //
 //   node --import tsx bench/intel-match.ts [--seconds 20] [--indicators 100000]
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../cli/runtime.js';
+import { listLibrary } from '../clickhouse/tables/threatfeed-indicators.js';
 import { saveSubscription, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import { loadConfig } from '../config/env.js';
 import { newId } from '../lib/ids.js';
@@ -167,6 +169,20 @@ try {
   const started = performance.now();
   await matcher.ensureCurrent();
   console.log(`a new process loads them into its index in ${((performance.now() - started) / 1000).toFixed(1)} s (${matcher.index.size} indicators)`);
+  for (const [label, filter] of [
+    ['library, first page of 50', {}],
+    ['search, an address inside a CIDR', { value: { address: '100.0.11.77' } }],
+    ['search, a domain prefix', { value: { prefix: 'host1234' } }],
+  ] as const) {
+    const times: number[] = [];
+    let total = 0;
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      total = (await listLibrary(runtime.store, ORG, { limit: 50, offset: 0, ...filter })).total;
+      times.push(performance.now() - t);
+    }
+    console.log(`${label}: median ${Math.round(times.sort((a, b) => a - b)[2]!)} ms over 5 (${total} found)`);
+  }
 } finally {
   server.close();
   await runtime.close();
