@@ -40,7 +40,12 @@ const taxiiErrors: Middleware = async (ctx, next) => {
     if (ctx.body === undefined) throw new taxii.TaxiiError(404, 'Not found', `no TAXII resource at ${ctx.path}`);
   } catch (err) {
     if (err instanceof taxii.TaxiiError) return send(ctx, err.status, err.body());
-    if (err instanceof HttpError && err.status < 500) return send(ctx, err.status, { title: err.status === 401 ? 'Unauthorized' : err.status === 403 ? 'Forbidden' : 'Bad request', description: err.message, http_status: String(err.status) }, err.headers);
+    // Refusals of the shared middleware (authentication, permission) and of the router (405) as TAXII errors too.
+    const status = err instanceof HttpError ? err.status : (err as { status?: unknown; expose?: unknown }).expose === true ? Number((err as { status?: unknown }).status) : 500;
+    if (status >= 400 && status < 500) {
+      const title = ({ 401: 'Unauthorized', 403: 'Forbidden', 405: 'Method not allowed' } as Record<number, string>)[status] ?? 'Bad request';
+      return send(ctx, status, { title, description: (err as Error).message, http_status: String(status) }, err instanceof HttpError ? err.headers : {});
+    }
     throw err;
   }
 };

@@ -426,6 +426,8 @@ describe('threat intelligence', () => {
     expect((await taxii(objectsPath, undefined, api.token(['signals:read']))).status).toBe(403);
     expect((await taxii(`${root}collections/${randomUUID()}/objects/`, undefined, token)).status).toBe(404);
     expect((await taxii(`${objectsPath}?added_after=yesterday`, undefined, token)).status).toBe(400);
+    const write = await fetch(`${api.url}${objectsPath}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/taxii+json;version=2.1', 'content-type': 'application/taxii+json;version=2.1' }, body: '{}' });
+    expect([write.status, write.headers.get('content-type'), ((await write.json()) as { http_status: string }).http_status]).toEqual([405, 'application/taxii+json;version=2.1', '405']);
     // cairn reads its own collection as a TAXII client would, two objects a page (next).
     const own = await api.request('POST', '/api/v1/threatfeed/subscriptions', {
       token,
