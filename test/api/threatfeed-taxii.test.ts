@@ -3,8 +3,9 @@
 // it classified true positive; B runs on Kafka and Redis, subscribes to A's
 // TAXII 2.1 collection with an API key made at A, and syncs. A second true
 // positive at A reaches B on the next sync alone (incremental by added_after,
-// asserted by count), and an event at B naming A's first address becomes an
-// `intel` observation and an incident at B.
+// asserted by count), its reclassification as a false positive reaches B as a
+// revoked object that removes it, and an event at B naming A's first address
+// becomes an `intel` observation and an incident at B.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -76,7 +77,7 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
   }
 
   /** Failed logins from `address` at A until the lead rule fires, then the incident classified true positive (Resolved). */
-  async function truePositiveAtA(token: string, address: string): Promise<void> {
+  async function truePositiveAtA(token: string, address: string): Promise<string> {
     const stamp = new Date().toISOString();
     const artifacts = [1, 2, 3].map((i) => ({ source: 'auth', timestamp: stamp, raw: JSON.stringify({ timestamp: stamp, user: 'root', src_ip: address, event: 'login', result: 'failure', host: `web0${i}` }) }));
     expect((await atA('POST', '/api/v1/artifacts', token, { artifacts })).status).toBe(202);
@@ -87,6 +88,7 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
       return found!;
     }, 30_000, 200);
     expect((await atA('PUT', `/api/v1/incidents/${incident.id}/status`, token, { status: 3 })).status).toBe(200);
+    return incident.id;
   }
 
   it('publishes a true positive at A, syncs it at B with an API key, syncs again incrementally, and matches at B', async () => {
@@ -114,7 +116,7 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
     expect(first).toMatchObject({ status: 'succeeded', fetched: 2, added: 1, error: null });
     expect(first.cursor).not.toBe('');
 
-    await truePositiveAtA(adminToken, '203.0.113.78');
+    const secondIncident = await truePositiveAtA(adminToken, '203.0.113.78');
     const second = await syncNow(b, token, subscription.id);
     expect(second).toMatchObject({ status: 'succeeded', fetched: 1, added: 1 });
     const library = await b.request('GET', '/api/v1/threatfeed/library', { token });
@@ -122,6 +124,12 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
       ['203.0.113.77', 'cairn A'],
       ['203.0.113.78', 'cairn A'],
     ]);
+
+    // A reclassifies the second incident a false positive: its address is published again as revoked, and B removes it.
+    expect((await atA('PUT', `/api/v1/incidents/${secondIncident}/status`, adminToken, { status: 4 })).status).toBe(200);
+    expect(await syncNow(b, token, subscription.id)).toMatchObject({ status: 'succeeded', fetched: 1, added: 0, removed: 1 });
+    const after = await b.request('GET', '/api/v1/threatfeed/library', { token });
+    expect((after.body.data as { indicators: { value: string }[] }).indicators.map((i) => i.value)).toEqual(['203.0.113.77']);
 
     const stamp = new Date().toISOString();
     const ingest = await b.request('POST', '/api/v1/artifacts', { token, body: { artifacts: [{ source: 'app', timestamp: stamp, raw: JSON.stringify({ '@timestamp': stamp, source: { ip: '203.0.113.77' }, destination: { ip: '10.2.0.4', port: 443 } }) }] } });
