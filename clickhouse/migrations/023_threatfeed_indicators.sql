@@ -30,8 +30,7 @@ CREATE TABLE IF NOT EXISTS threatfeed_indicators
     first_seen_at   DateTime64(3, 'UTC'),
     updated_at      DateTime64(3, 'UTC'),
     version         UInt64,
-    is_deleted      UInt8,
-    INDEX value_lookup lower(value) TYPE bloom_filter(0.01) GRANULARITY 1
+    is_deleted      UInt8
 )
 ENGINE = ReplacingMergeTree(version, is_deleted)
 ORDER BY (org_id, indicator_id, subscription_id);
