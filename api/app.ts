@@ -27,6 +27,8 @@ import { tlsRoutes } from './routes/tls.js';
 import { healthRoutes } from './routes/health.js';
 import { applianceRoutes } from './routes/appliance.js';
 import { exporterRoutes } from './routes/exporters.js';
+import { taxiiRoutes } from './routes/taxii.js';
+import { threatfeedRoutes } from './routes/threatfeed.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
@@ -61,6 +63,7 @@ export function allRoutes(): Route[] {
     ...savedSearchRoutes,
     ...aiRoutes,
     ...mcpRoutes,
+    ...threatfeedRoutes,
     ...metaRoutes(allRoutes),
   ];
 }
@@ -143,9 +146,10 @@ export function createApp(runtime: ApiRuntime): Koa {
   runtime.health.register('api', 'api').catch((err: unknown) => runtime.logger.warn({ err }, 'could not register the API for health'));
   runtime.health.startMonitor();
   const router = new Router({ prefix: '/api' });
+  const authenticateCaller = authenticate(runtime.config.jwtSecret, deps.identity);
   mountRoutes(router, allRoutes(), {
     deps,
-    authenticate: authenticate(runtime.config.jwtSecret, deps.identity),
+    authenticate: authenticateCaller,
     validateResponses: deps.config.validateResponses,
   });
 
@@ -172,6 +176,8 @@ export function createApp(runtime: ApiRuntime): Koa {
     }),
   );
   app.use(boundedNesting);
+  // TAXII 2.1 (threat intel publications) at /taxii2/, where TAXII clients look, beside /api.
+  app.use(taxiiRoutes(deps, authenticateCaller));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

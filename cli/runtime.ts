@@ -7,6 +7,8 @@ import { applyHistoryRetention, applyRetention } from '../clickhouse/retention.j
 import type { Logger } from '../lib/logger.js';
 import { createBus, type Bus, type Subscription } from '../pipeline/bus/index.js';
 import { findStage, STAGES, topicSpecs } from '../pipeline/stages.js';
+import type { EventMatching } from '../pipeline/stage.js';
+import { intelMatching } from '../threatintel/matcher.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
 import { ProcessHealth } from '../ops/health/process-health.js';
 import { ApplianceConfigWatcher } from '../ops/appliance/runtime-config.js';
@@ -21,6 +23,8 @@ export interface Runtime {
   health: ProcessHealth;
   /** Applies the appliance config operators change at run time. */
   appliance: ApplianceConfigWatcher;
+  /** Threat intel matching of enriched events, beside the lead rules (threatintel/matcher.ts). */
+  matching: EventMatching;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     state,
     health,
     appliance,
+    matching: intelMatching({ store, state, logger }),
     async close() {
       appliance.stop();
       await health.close();

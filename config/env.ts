@@ -169,6 +169,7 @@ const EnvSchema = z.object({
   CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
+  CAIRN_RETROHUNT_DAYS: withDefault(positiveInt.max(3650), 30),
   CAIRN_REPORT_SNAPSHOTS: withDefault(
     z
       .string()
@@ -223,6 +224,8 @@ export interface Config {
   graph: GraphScopes;
   identity: IdentityConfig;
   operations: OperationsConfig;
+  /** Threat intelligence (docs/threat-intel.md): days of stored events a retro-hunt searches. */
+  threatIntel: { retroHuntDays: number };
   /** Reports taken as snapshots once a day (empty: none). */
   reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
 }
@@ -343,6 +346,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
     reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
+    threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,

@@ -11,6 +11,8 @@ import { ensureFirstAdmin } from '../../identity/first-admin.js';
 import { Identity } from '../../identity/index.js';
 import { startTls, type TlsServices } from '../../ops/tls/index.js';
 import { startSnapshotSchedule } from '../../reports/snapshots.js';
+import { OutboundClient } from '../../lib/outbound/client.js';
+import { startSyncSchedule } from '../../threatintel/schedule.js';
 import { openRuntime, startStages, type Runtime } from '../runtime.js';
 
 type Kind = 'start' | 'api' | 'worker';
@@ -93,8 +95,11 @@ async function run(kind: Kind, stage?: string): Promise<void> {
   const served = kind === 'worker' ? null : await serve(runtime);
   const subscriptions = await startStages(runtime, stageNames);
   const stopSnapshots = kind === 'worker' ? () => {} : startSnapshotSchedule(runtime);
+  const stopFeeds =
+    kind === 'worker' ? () => {} : startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: new Identity(runtime.store, runtime.state, config).box });
   closeOnSignal(logger, async () => {
     stopSnapshots();
+    stopFeeds();
     await Promise.all(subscriptions.map((s) => s.stop()));
     if (served) {
       await served.tls.close();

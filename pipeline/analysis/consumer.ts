@@ -10,6 +10,7 @@ import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
 import { leadRuleSet, raiseMatches } from '../leads/consumer.js';
 import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
+import type { AnalysisResult } from './analyse.js';
 import { createAnalysisPool } from './pool.js';
 
 /** Messages per task sent to a worker: workers share a batch in chunks of this many. */
@@ -35,18 +36,25 @@ export const analysisStage: Stage = {
       isTransient: isTransientStageError,
       writeMarks: ctx.state,
       handle: async (batch, { mayRepeat }) => {
-        // Rules changed before the batch apply to it; the workers get them with each chunk.
+        // Rules and matching data changed before the batch apply to it; the workers get the rules with
+        // each chunk, and the matching data when they hold another generation of it.
         await rules.ensureCurrent();
         const ruleSnapshot = rules.snapshot();
+        const matching = ctx.matching ? { spec: ctx.matching, current: await ctx.matching.current() } : null;
         const messages = batch.map((e) => e.message);
         // The batch goes to the pool in chunks, all at once, so that several workers share it; what they
         // give is written once per table, as the engine writes large inserts for less a row.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
-        const results = await Promise.all(
-          chunks.map((chunk) =>
-            pool.run({ messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }),
-          ),
-        );
+        const analyseChunk = async (chunk: DeliveredMessage[]): Promise<AnalysisResult> => {
+          const task = { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot };
+          const spec = matching && { module: matching.spec.workerModule, generation: matching.current.generation };
+          const outcome = await pool.run({ ...task, matching: spec ?? undefined });
+          if (outcome !== 'stale') return outcome;
+          const again = await pool.run({ ...task, matching: { ...spec!, data: matching!.current.data() } });
+          if (again === 'stale') throw new Error('an analysis worker stayed stale with the matching data sent');
+          return again;
+        };
+        const results = await Promise.all(chunks.map(analyseChunk));
         for (const rows of joinEncoded(results.flatMap((r) => r.inserts))) {
           // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
           await insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows);
@@ -59,7 +67,9 @@ export const analysisStage: Stage = {
             return compiled ? [{ rule: compiled, event: result.matchedEvents[event]!, at, keys }] : [];
           }),
         );
-        await raiseMatches(ctx, matches);
+        const hits = results.flatMap((result) => result.hits.map(({ event, hit }) => ({ event: result.matchedEvents[event]!, hit })));
+        const found = matching && hits.length > 0 ? await matching.spec.fromHits(hits) : [];
+        await raiseMatches(ctx, matches, found);
         const deadLetters: DeadLetter[] = results.flatMap((result, i) => result.rejected.map(({ index, reason }) => ({ message: chunks[i]![index]!, reason })));
         return { deadLetters };
       },

@@ -5,14 +5,16 @@
 import { Piscina } from 'piscina';
 import { analyse, type AnalysisResult, type AnalysisTask } from './analyse.js';
 
+type Outcome = AnalysisResult | 'stale';
+
 export interface AnalysisPool {
-  run(task: AnalysisTask): Promise<AnalysisResult>;
+  run(task: AnalysisTask): Promise<Outcome>;
   close(): Promise<void>;
 }
 
 export function createAnalysisPool(workers: number): AnalysisPool {
   if (workers === 0) return { run: analyse, close: async () => {} };
-  const pool = new Piscina<AnalysisTask, AnalysisResult>({
+  const pool = new Piscina<AnalysisTask, Outcome>({
     filename: new URL('./worker.mjs', import.meta.url).href,
     minThreads: workers,
     maxThreads: workers,

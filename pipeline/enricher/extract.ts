@@ -24,7 +24,7 @@ export interface ExtractedGraph {
 }
 
 /** Fields that name entities, and the node type each holds. Group names are user nodes "group:<name>". */
-const ENTITY_FIELDS: readonly [string, NodeType][] = [
+export const ENTITY_FIELDS: readonly [string, NodeType][] = [
   ['source.ip', 'IP'],
   ['destination.ip', 'IP'],
   ['client.ip', 'IP'],

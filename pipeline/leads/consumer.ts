@@ -5,7 +5,7 @@ import { saveLeads } from '../../clickhouse/tables/leads.js';
 import { saveObservations } from '../../clickhouse/tables/observations.js';
 import { artifactsEnriched, leads, type EnrichedEvent } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
-import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
+import { isTransientStageError, withCleanup, type FindingRecord, type Stage, type StageContext } from '../stage.js';
 import { currentNotice } from '../state/index.js';
 import { evaluateMatches, findMatches, type Match } from './evaluate.js';
 import { firingRecords } from './firing-records.js';
@@ -42,21 +42,26 @@ export function leadRuleSet(ctx: StageContext): RuleSet {
   );
 }
 
-/** The rule stage's work on enriched events: firings become observations, lead rows and `leads` messages. */
+/** The rule stage's work on enriched events: firings (and other findings, e.g. threat intel hits) become observations, lead rows and `leads` messages. */
 export async function raiseLeads(ctx: StageContext, rules: RuleSet, events: EnrichedEvent[]): Promise<void> {
   await rules.ensureCurrent();
-  await raiseMatches(ctx, findMatches(events, (orgId) => rules.rulesFor(orgId)));
+  const found = (await ctx.matching?.findings(events)) ?? [];
+  await raiseMatches(ctx, findMatches(events, (orgId) => rules.rulesFor(orgId)), found);
 }
 
-/** Matches (found here or on a worker) to firings, written as observations, lead rows and `leads` messages. */
-export async function raiseMatches(ctx: StageContext, matches: Match[]): Promise<void> {
-  if (matches.length === 0) return;
-  const evaluation = await evaluateMatches(matches, ctx.state);
-  if (evaluation.firings.length === 0) return;
+/**
+ * Rule matches (found here or on a worker) to firings, written with the
+ * other findings of the batch (threat intel hits) as observations, lead rows
+ * and `leads` messages.
+ */
+export async function raiseMatches(ctx: StageContext, matches: Match[], found: FindingRecord[]): Promise<void> {
+  const evaluation = matches.length > 0 ? await evaluateMatches(matches, ctx.state) : null;
+  const firings = evaluation?.firings ?? [];
+  if (firings.length === 0 && found.length === 0) return;
   const now = new Date().toISOString();
-  const records = evaluation.firings.map((f) => firingRecords(f, now));
+  const records = [...firings.map((f) => firingRecords(f, now)), ...found];
   await saveObservations(ctx.store, records.map((r) => r.observation));
   await saveLeads(ctx.store, records.map((r) => r.leadRow));
   await publish(ctx.bus, leads, records.map((r) => r.lead));
-  await evaluation.markEmitted();
+  await evaluation?.markEmitted();
 }

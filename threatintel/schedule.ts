@@ -1,0 +1,57 @@
+// When syncs run: on demand (POST /v1/threatfeed/sync queues a job per
+// subscription and runs it in the background) and on each subscription's
+// poll interval, checked every 15 s by every API process (`cairn start`,
+// `cairn api`); a hot-state mark per subscription and interval lets one
+// process take each scheduled run. A job left running by a process that died
+// is marked failed; the next run resumes from its cursor.
+import { latestJob, saveJob, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
+import { listEnabledSubscriptions, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
+import { newJob, runJob, type IntelDeps } from './sync.js';
+
+const CHECK_MS = 15_000;
+/** A running job whose row has not moved for this long belongs to a process that died. */
+const STALE_MS = 20 * 60_000;
+
+/** Queues a job per subscription and runs them in the background; resolves once they are queued. */
+export async function queueSync(deps: IntelDeps, subscriptions: StoredSubscription[], trigger: SyncJob['trigger']): Promise<SyncJob[]> {
+  const jobs = subscriptions.map((s) => newJob(s, trigger));
+  for (const job of jobs) await saveJob(deps.store, job);
+  subscriptions.forEach((subscription, i) => void runJob(deps, subscription, jobs[i]!));
+  return jobs;
+}
+
+function isDue(subscription: StoredSubscription, last: SyncJob | null, now: number): boolean {
+  if (!last) return true;
+  if (last.status === 'queued' || last.status === 'running') return false;
+  return Date.parse(last.queued_at) + subscription.poll_interval_seconds * 1000 <= now;
+}
+
+/** Queues a run of every enabled subscription whose poll interval has passed (at `now`), and fails the jobs of processes that died. */
+export async function runDueSyncs(deps: IntelDeps, now = Date.now()): Promise<SyncJob[]> {
+  const queued: SyncJob[] = [];
+  for (const subscription of await listEnabledSubscriptions(deps.store)) {
+    let last = await latestJob(deps.store, subscription.org_id, subscription.id);
+    if (last && (last.status === 'running' || last.status === 'queued') && now - Date.parse(last.updated_at) > STALE_MS) {
+      last = { ...last, status: 'failed', error: 'interrupted: the process running it stopped; the next run resumes from its last stored page', finished_at: new Date(now).toISOString(), updated_at: new Date(now).toISOString() };
+      await saveJob(deps.store, last);
+    }
+    if (!isDue(subscription, last, now)) continue;
+    const slot = Math.floor(now / (subscription.poll_interval_seconds * 1000));
+    if (!(await deps.state.setIfAbsent(`threatintel:scheduled:${subscription.id}:${slot}`, '1', subscription.poll_interval_seconds * 1000))) continue;
+    queued.push(...(await queueSync(deps, [subscription], 'schedule')));
+  }
+  return queued;
+}
+
+/** Starts the schedule; returns its stop function. */
+export function startSyncSchedule(deps: IntelDeps): () => void {
+  const run = () => void runDueSyncs(deps).catch((err: unknown) => deps.logger.warn({ err }, 'threat feed schedule check failed'));
+  const first = setTimeout(run, 5_000);
+  const timer = setInterval(run, CHECK_MS);
+  first.unref();
+  timer.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
+}
