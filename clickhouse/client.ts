@@ -62,6 +62,14 @@ export async function openStore({ clickhouse, dataDir }: StoreOptions): Promise<
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${clickhouse.database}` });
   await client.command({ query: `USE ${clickhouse.database}` });
   await client.command({ query: 'SELECT 1', clickhouse_settings: SESSION_SETTINGS });
+  // A connection closed while a statement still runs is released only when it ends, and until then no other
+  // data directory can be opened in this process (tests open one after another): let running statements end first.
+  const { drainPending } = await import('chdb');
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await drainPending();
+    await close();
+  };
   return instrumented(client);
 }
 

@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { complianceReport, costSavingsReport, DEFAULT_PRICES, executiveReport, toolEffectivenessReport, type Period, type Prices, type ReportContext, type Row } from './reports.js';
+import { runPeriodically } from '../lib/periodic.js';
 
 export const REPORT_TYPES = ['executive', 'compliance', 'tool-effectiveness', 'cost-savings'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
@@ -69,13 +70,5 @@ export function startSnapshotSchedule(parts: { config: Config; store: Store; sta
       logger.info({ type, snapshot: snapshot.id }, 'report snapshot taken');
     }
   };
-  const run = () => void check().catch((err: unknown) => logger.warn({ err }, 'scheduled report snapshot failed'));
-  const first = setTimeout(run, 60_000);
-  const timer = setInterval(run, CHECK_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return runPeriodically(check, { firstAfterMs: 60_000, everyMs: CHECK_MS, onError: (err) => logger.warn({ err }, 'scheduled report snapshot failed') });
 }

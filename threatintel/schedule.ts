@@ -7,6 +7,7 @@
 import { latestJob, saveJob, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
 import { listEnabledSubscriptions, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import { newJob, runJob, type IntelDeps } from './sync.js';
+import { runPeriodically } from '../lib/periodic.js';
 
 const CHECK_MS = 15_000;
 /** A running job whose row has not moved for this long belongs to a process that died. */
@@ -45,13 +46,9 @@ export async function runDueSyncs(deps: IntelDeps, now = Date.now()): Promise<Sy
 
 /** Starts the schedule; returns its stop function. */
 export function startSyncSchedule(deps: IntelDeps): () => void {
-  const run = () => void runDueSyncs(deps).catch((err: unknown) => deps.logger.warn({ err }, 'threat feed schedule check failed'));
-  const first = setTimeout(run, 5_000);
-  const timer = setInterval(run, CHECK_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return runPeriodically(() => runDueSyncs(deps), {
+    firstAfterMs: 5_000,
+    everyMs: CHECK_MS,
+    onError: (err) => deps.logger.warn({ err }, 'threat feed schedule check failed'),
+  });
 }
