@@ -13,3 +13,22 @@ export function redactSecrets(value: unknown): unknown {
   }
   return copy;
 }
+
+/** Query parameters that carry credentials in feed and webhook URLs (`?apikey=`, `?auth-key=`, `?sig=`). */
+const SECRET_PARAM = /key|pass|secret|token|auth|sig|credential/i;
+
+/** A URL with the values of credential-like query parameters and any user info replaced by the placeholder, for answers and logs. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username || parsed.password) {
+    parsed.username = REDACTED;
+    parsed.password = '';
+  }
+  for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAM.test(name)) parsed.searchParams.set(name, REDACTED);
+  return parsed.toString();
+}

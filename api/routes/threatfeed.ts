@@ -25,6 +25,7 @@ import type { ApiDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+import { redactUrl } from '../../lib/redact.js';
 
 const TAG = 'Threat intelligence';
 
@@ -80,7 +81,8 @@ function presentSubscription(s: StoredSubscription): z.input<typeof Subscription
     id: s.id,
     name: s.name,
     kind: s.kind,
-    url: s.url,
+    // A key given in the query string is a secret too: shown redacted (docs/threat-intel.md).
+    url: redactUrl(s.url),
     settings: redactFeedSettings(s.settings),
     enabled: s.enabled,
     poll_interval: formatDuration(s.poll_interval_seconds * 1000),
