@@ -3,7 +3,7 @@
 // (decode, parse, GeoIP, graph extraction, rule matching) runs on worker threads
 // (pool.ts); this thread writes what comes back, counts the rules' matches
 // (their windows live in hot state) and commits once after every write.
-import { insertEncoded, joinEncoded } from '../../clickhouse/encoded-rows.js';
+import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { withoutStoredEvents } from '../../clickhouse/tables/replays.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
@@ -13,8 +13,14 @@ import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
 import type { AnalysisResult } from './analyse.js';
 import { createAnalysisPool } from './pool.js';
 
-/** Messages per task sent to a worker: workers share a batch in chunks of this many. */
-const CHUNK = 2500;
+/**
+ * Messages per task sent to a worker. A batch of 10,000 goes as two: the
+ * second is analysed while the first is written. Larger inserts cost the
+ * engine less a row (events: about 25 µs at 2,500 rows, 20 at 5,000), and
+ * at 20,000/s offered 5,000 analysed 10,000-10,450 artifacts/s through
+ * every stage against 9,200-11,300 for 2,500 and 9,350-9,750 for 10,000.
+ */
+const CHUNK = 5000;
 
 export const analysisStage: Stage = {
   name: 'analysis',
@@ -42,8 +48,8 @@ export const analysisStage: Stage = {
         const ruleSnapshot = rules.snapshot();
         const matching = ctx.matching ? { spec: ctx.matching, current: await ctx.matching.current() } : null;
         const messages = batch.map((e) => e.message);
-        // The batch goes to the pool in chunks, all at once, so that several workers share it; what they
-        // give is written once per table, as the engine writes large inserts for less a row.
+        // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
+        // a worker analyses the next (and several workers share a batch). Writes stay in message order.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
         const analyseChunk = async (chunk: DeliveredMessage[]): Promise<AnalysisResult> => {
           const task = { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot };
@@ -54,10 +60,17 @@ export const analysisStage: Stage = {
           if (again === 'stale') throw new Error('an analysis worker stayed stale with the matching data sent');
           return again;
         };
-        const results = await Promise.all(chunks.map(analyseChunk));
-        for (const rows of joinEncoded(results.flatMap((r) => r.inserts))) {
-          // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
-          await insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows);
+        const analyses = chunks.map(analyseChunk);
+        // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
+        for (const analysis of analyses) analysis.catch(() => {});
+        const results: AnalysisResult[] = [];
+        for (const analysis of analyses) {
+          const result = await analysis;
+          results.push(result);
+          for (const rows of result.inserts) {
+            // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
+            await insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows);
+          }
         }
         await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
         // A rule deleted since the batch left has no more matches.
