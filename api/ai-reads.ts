@@ -7,6 +7,7 @@ import { QuerySyntaxError } from '../query/parse.js';
 import type { ApiDeps } from './deps.js';
 import { nodeWithEdges } from './routes/graph.js';
 import { incidentDetail, presentIncident } from './routes/incidents.js';
+import { searchIndicators } from './routes/threatfeed.js';
 import { searchArtifactPage } from './search-sql.js';
 
 export function apiReads(deps: Pick<ApiDeps, 'store' | 'config'>): ApiReads {
@@ -26,5 +27,6 @@ export function apiReads(deps: Pick<ApiDeps, 'store' | 'config'>): ApiReads {
     },
     incident: (orgId, id) => incidentDetail(deps.store, orgId, id),
     node: (orgId, id) => nodeWithEdges(deps.store, orgId, deps.config.graph, id),
+    indicators: (orgId, lookup) => searchIndicators(deps, orgId, lookup),
   };
 }

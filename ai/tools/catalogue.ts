@@ -1,14 +1,13 @@
 // The tools the assistant and the MCP server offer: one entry each, here and
 // nowhere else. Every tool reads through the same functions as the route
-// that answers the same question. A threat-intel lookup (issue 17) will be
-// one more entry calling that feature's indicator search; it is left out
-// until that feature lands.
+// that answers the same question.
 import { z } from 'zod';
 import { Severity } from '../../clickhouse/severity.js';
 import { listNodes, nodeSummaries } from '../../clickhouse/tables/nodes.js';
 import { listObservations } from '../../clickhouse/tables/observations.js';
 import { defaultPeriod, periodProblem } from '../../reports/reports.js';
 import { REPORT_TYPES, runReport } from '../../reports/snapshots.js';
+import { INDICATOR_TYPES } from '../../threatintel/indicator.js';
 import { NODE_TYPES } from '../../topics/index.js';
 import { ToolError, type Tool, type ToolSpecOf } from './types.js';
 
@@ -155,6 +154,26 @@ export const TOOLS: readonly Tool[] = [
       if (problem) throw new ToolError(problem);
       const { report } = await runReport({ store, orgId: caller.orgId, scopes }, input.type, period, {});
       return { type: input.type, period, report };
+    },
+  }),
+  defineTool({
+    name: 'lookup_indicators',
+    title: 'Look up threat intel indicators',
+    description:
+      "Look a value up in cairn's threat intel library (docs/threat-intel.md): an address (also finds the CIDR indicators holding it), domain, URL, hash or email address, exactly or as a prefix. Answers each indicator with its type, feeds, confidence, current score, status (active, expired, decayed), labels, validity and its latest sightings in cairn's data (artifact ids and times).",
+    permission: 'threatfeed:read',
+    effect: 'read',
+    input: z.strictObject({
+      value: z.string().trim().min(1).max(4096).describe('the value to look up, e.g. 203.0.113.7, evil.example, a SHA-256'),
+      match: z.enum(['exact', 'prefix']).default('exact'),
+      type: z.enum(INDICATOR_TYPES).optional().describe('only indicators of this type'),
+      seen: z.boolean().optional().describe('true: only indicators seen in our data; false: only those never seen'),
+      limit: Limit,
+      offset: Offset,
+    }),
+    async run({ caller, reads }, input) {
+      const { indicators, total } = await reads.indicators(caller.orgId, input);
+      return { indicators, total, limit: input.limit, offset: input.offset };
     },
   }),
 ];

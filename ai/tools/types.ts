@@ -8,6 +8,7 @@ import type { Incident } from '../../clickhouse/tables/incidents.js';
 import type { Severity } from '../../clickhouse/severity.js';
 import type { GraphScopes } from '../../config/env.js';
 import type { Permission } from '../../identity/permissions.js';
+import type { INDICATOR_TYPES } from '../../threatintel/indicator.js';
 
 /** Who is asking: the API's AuthContext has this shape. */
 export interface Caller {
@@ -40,6 +41,15 @@ export interface ArtifactSearchRequest {
  * (api/ai-reads.ts) so that a tool answers exactly what the route answers;
  * reads that live lower (table modules, reports) the tools call directly.
  */
+export interface IndicatorLookup {
+  value: string;
+  match: 'exact' | 'prefix';
+  type?: (typeof INDICATOR_TYPES)[number];
+  seen?: boolean;
+  limit: number;
+  offset: number;
+}
+
 export interface ApiReads {
   /** GET /v1/artifacts. Throws ToolError for a query that does not parse. */
   searchArtifacts(orgId: string, request: ArtifactSearchRequest): Promise<ArtifactPage>;
@@ -47,6 +57,8 @@ export interface ApiReads {
   listIncidents(orgId: string, filter: { status?: number; severity?: Severity; start?: string; end?: string; limit: number; offset: number }): Promise<{ incidents: PresentedIncident[]; total: number }>;
   /** GET /v1/incidents/:id. */
   incident(orgId: string, id: string): Promise<IncidentDetail | null>;
+  /** GET /v1/threatfeed/search: indicators with their latest sightings. */
+  indicators(orgId: string, lookup: IndicatorLookup): Promise<{ indicators: Record<string, unknown>[]; total: number }>;
   /** GET /v1/nodes/:id: the node and its most recently seen edges. */
   node(orgId: string, id: string): Promise<{ id: string; type: string; value: string; flags: Record<string, boolean>; edge_count: number; edges: { id: string; source_id: string; target_id: string; type: string }[] } | null>;
 }

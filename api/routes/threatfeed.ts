@@ -184,7 +184,7 @@ function presentEntry(entry: LibraryRow, names: Map<string, string>): z.input<ty
   };
 }
 
-async function feedNames(deps: ApiDeps, orgId: string): Promise<Map<string, string>> {
+async function feedNames(deps: Pick<ApiDeps, 'store'>, orgId: string): Promise<Map<string, string>> {
   return new Map((await subscriptionsOf(deps.store, orgId)).map((s) => [s.id, s.name]));
 }
 
@@ -199,6 +199,17 @@ const SearchQuery = LibraryQuery.extend({
   value: z.string({ message: 'value is required' }).trim().min(1, 'value is required').max(4096, 'value must be at most 4096 characters'),
   match: z.enum(['exact', 'prefix'], { message: 'match must be exact or prefix' }).default('exact'),
 });
+
+export type IndicatorSearch = z.output<typeof SearchQuery>;
+
+/** GET /v1/threatfeed/search, also the AI assistant's lookup (api/ai-reads.ts): indicators with their latest 10 sightings each. */
+export async function searchIndicators(deps: Pick<ApiDeps, 'store'>, orgId: string, query: IndicatorSearch) {
+  const filter = { ...libraryFilter(query), value: searchValue(query.value, query.match) };
+  const [{ entries, total }, names] = await Promise.all([listLibrary(deps.store, orgId, filter), feedNames(deps, orgId)]);
+  const sightings = await recentSightings(deps.store, orgId, entries.map((e) => e.id), 10);
+  const indicators = entries.map((e) => ({ ...presentEntry(e, names), sightings: (sightings.get(e.id) ?? []).map(({ indicator_id: _i, ...s }) => s) }));
+  return { indicators, total };
+}
 
 const SightingSchema = z.object({ artifact_id: z.uuid(), seen_at: Timestamp, field: z.string(), observation_id: z.uuid(), retrospective: z.boolean() });
 
@@ -419,10 +430,7 @@ export const threatfeedRoutes = [
     query: SearchQuery,
     response: listData('indicators', EntrySchema.extend({ sightings: z.array(SightingSchema) })),
     async handler({ query, auth, deps }) {
-      const filter = { ...libraryFilter(query), value: searchValue(query.value, query.match) };
-      const [{ entries, total }, names] = await Promise.all([listLibrary(deps.store, auth.orgId, filter), feedNames(deps, auth.orgId)]);
-      const sightings = await recentSightings(deps.store, auth.orgId, entries.map((e) => e.id), 10);
-      const indicators = entries.map((e) => ({ ...presentEntry(e, names), sightings: (sightings.get(e.id) ?? []).map(({ indicator_id: _i, ...s }) => s) }));
+      const { indicators, total } = await searchIndicators(deps, auth.orgId, query);
       return { message: `${total} indicator(s)`, data: { indicators, total, limit: query.limit, offset: query.offset } };
     },
   }),

@@ -11,6 +11,7 @@ import { saveIncident } from '../../clickhouse/tables/incidents.js';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
+import { finishedJob, startFeedServer } from '../helpers/feeds.js';
 
 const orgId = `org-${randomUUID().slice(0, 8)}`;
 const PASSWORD = 'correct horse battery staple';
@@ -24,7 +25,8 @@ let userToken: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi({ stages: ['store'], env: { CAIRN_ORG_ID: orgId } });
+  // The feed server of the threat intel lookup runs on loopback.
+  api = await startTestApi({ stages: ['store'], env: { CAIRN_ORG_ID: orgId, CAIRN_OUTBOUND_ALLOW: '127.0.0.1' } });
   admin = api.token('all', orgId);
   const user = await api.request('POST', '/api/v1/users', { token: admin, body: { email: `agent-owner-${randomUUID().slice(0, 6)}@example.com`, name: 'Agent Owner', role_id: BUILTIN_ROLES.analyst.id, password: PASSWORD } });
   expect(user.status, user.text).toBe(201);
@@ -109,6 +111,24 @@ describe('the MCP server', () => {
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id, title: 'Beaconing from build-07', status_name: 'New', nodes: [], observations: [] });
     const none = await connect(await apiKey(['ai:read', 'signals:read']));
     expect((await none.listResources()).resources).toEqual([]);
+  });
+
+  it('looks indicators up in the threat intel library for a key with threatfeed:read', async () => {
+    await configure({ enabled: true, exposed_tools: null });
+    const feeds = await startFeedServer();
+    try {
+      feeds.set('/c2.txt', '# command and control\n203.0.113.77\nc2.bad.example\n');
+      const created = await api.request('POST', '/api/v1/threatfeed/subscriptions', { token: admin, body: { name: 'c2 list', kind: 'plain', url: `${feeds.url}/c2.txt` } });
+      expect(created.status, created.text).toBe(201);
+      expect(await finishedJob(api, admin, (created.body.data as { id: string }).id)).toMatchObject({ status: 'succeeded', added: 2 });
+      const client = await connect(await apiKey(['ai:read', 'threatfeed:read']));
+      expect(await names(client)).toEqual(['lookup_indicators']);
+      const lookup = async (value: string) => (await client.callTool({ name: 'lookup_indicators', arguments: { value } })).structuredContent;
+      expect(await lookup('c2.bad.example')).toMatchObject({ total: 1, indicators: [{ type: 'domain', value: 'c2.bad.example', feeds: [{ name: 'c2 list' }] }] });
+      expect(await lookup('198.51.100.1')).toMatchObject({ total: 0, indicators: [] });
+    } finally {
+      await feeds.close();
+    }
   });
 
   it('exposes only the tools the configuration names', async () => {
