@@ -22,13 +22,10 @@ import { parserStage } from './parser/consumer.js';
 import type { Stage } from './stage.js';
 import { storeStage } from './store/consumer.js';
 import { TOPICS } from '../topics/index.js';
+import { TOPOLOGY_STAGES } from './topologies.js';
 
+/** In the order of STAGE_NAMES (pipeline/topologies.ts). */
 export const STAGES: readonly Stage[] = [exportersStage, storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage];
-
-export const TOPOLOGY_STAGES: Record<Topology, readonly string[]> = {
-  fused: ['exporters', 'store', 'analysis', 'correlator', 'notifier'],
-  staged: ['exporters', 'store', 'parser', 'enricher', 'leads', 'correlator', 'notifier'],
-};
 
 export function findStage(name: string): Stage | undefined {
   return STAGES.find((s) => s.name === name);

@@ -68,7 +68,7 @@ describe('the Anthropic adapter', () => {
         usage: { input_tokens: 321, output_tokens: 45 },
       },
     };
-    const reply = await provider().complete(request);
+    const reply = await (await provider()).complete(request);
     expect(reply).toEqual({ text: 'Checking the graph.', toolCalls: [{ id: 'toolu_2', name: 'graph_neighbours', arguments: { value: '203.0.113.7' } }], finish: 'tool_use', truncated: false, usage: { promptTokens: 321, completionTokens: 45 } });
     const sent = received.at(-1)!;
     expect(sent.url).toBe('/v1/messages');
@@ -83,7 +83,7 @@ describe('the Anthropic adapter', () => {
 
   it('turns an error answer into a ProviderError carrying the provider\'s message and status', async () => {
     answer = { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded right now' } } };
-    const failure = await provider().complete(request).catch((err: unknown) => err);
+    const failure = await (await provider()).complete(request).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(ProviderError);
     expect(failure).toMatchObject({ kind: 'upstream', status: 529 });
     expect((failure as Error).message).toContain('Overloaded right now');
@@ -92,7 +92,7 @@ describe('the Anthropic adapter', () => {
   it('never looks for credentials of its own when the configuration has no key', async () => {
     answer = { status: 200, body: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } };
     const keyless = createProvider({ provider: 'anthropic', baseUrl, model: 'claude-test', apiKey: '', timeoutMs: 5000 }, new OutboundClient(outboundPolicy(['127.0.0.1'])));
-    expect((await keyless.complete(request)).text).toBe('hi');
+    expect((await (await keyless).complete(request)).text).toBe('hi');
     expect(received.at(-1)!.headers.authorization).toBe('Bearer no-key');
   });
 });

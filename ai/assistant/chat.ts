@@ -85,7 +85,7 @@ export async function answerQuestion(input: QuestionInput): Promise<QuestionResu
   await saveAiSession(store, { ...titled, updated_at: question.created_at });
 
   const timeoutMs = config.timeout_seconds * 1000;
-  const provider = createProvider({ provider: config.provider, baseUrl: config.base_url, model: config.model, apiKey: config.api_key ? input.box.open(config.api_key) : '', timeoutMs }, input.outbound);
+  const provider = await createProvider({ provider: config.provider, baseUrl: config.base_url, model: config.model, apiKey: config.api_key ? input.box.open(config.api_key) : '', timeoutMs }, input.outbound);
   const rules = { allowWrites: input.allowWrites };
   const result = await runAssistantLoop({
     provider,

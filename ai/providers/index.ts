@@ -4,8 +4,6 @@
 import type { AiProvider } from '../../clickhouse/tables/ai-configs.js';
 import type { OutboundClient } from '../../lib/outbound/client.js';
 import { guardedFetch } from '../../lib/outbound/fetch.js';
-import { anthropicProvider } from './anthropic.js';
-import { openAiProvider } from './openai.js';
 import type { ChatProvider } from './types.js';
 
 /** A model's answer may be long; 20 MiB is far past any real one and still bounds memory. */
@@ -21,12 +19,13 @@ export interface ProviderChoice {
   timeoutMs: number;
 }
 
-export function createProvider(choice: ProviderChoice, outbound: OutboundClient): ChatProvider {
+/** The provider's SDK loads on first use: every cairn process would otherwise load both at start (0.6 s, and their memory) for a feature many never use. */
+export async function createProvider(choice: ProviderChoice, outbound: OutboundClient): Promise<ChatProvider> {
   const settings = { baseUrl: choice.baseUrl, model: choice.model, apiKey: choice.apiKey, fetch: guardedFetch(outbound, { timeoutMs: choice.timeoutMs, maxBytes: MAX_RESPONSE_BYTES }) };
   switch (choice.provider) {
     case 'openai':
-      return openAiProvider(settings);
+      return (await import('./openai.js')).openAiProvider(settings);
     case 'anthropic':
-      return anthropicProvider(settings);
+      return (await import('./anthropic.js')).anthropicProvider(settings);
   }
 }

@@ -5,7 +5,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
-import { MAX_IMPORT_CHARS } from '../../api/routes/lead-rules.js';
 import { apiTarget, unreachable, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
 
 interface ImportOptions extends ApiTargetOptions {
@@ -37,6 +36,8 @@ async function ruleFiles(paths: string[]): Promise<string[]> {
 
 /** Files joined as YAML documents, in pieces below the API's limit; a correlation and its rules should share a file. */
 async function pieces(files: string[]): Promise<string[]> {
+  // The route's own limit, loaded when needed: the route module is heavier than this command's help needs.
+  const { MAX_IMPORT_CHARS } = await import('../../api/routes/lead-rules.js');
   const out: string[] = [];
   let current = '';
   for (const file of files) {

@@ -1,116 +1,17 @@
-// `cairn start`, `cairn api`, `cairn worker <stage>`: the long-running processes.
-import http from 'node:http';
+// `cairn start`, `cairn api`, `cairn worker <stage>`: the long-running
+// processes (cli/serve-process.ts, loaded only when one runs, so that help
+// and the other commands start fast).
 import { Command } from 'commander';
-import { createApp } from '../../api/app.js';
-import { ConfigError, isEmbedded, loadConfig } from '../../config/env.js';
-import { createLogger, type Logger } from '../../lib/logger.js';
-import { loadGeoIp } from '../../pipeline/geoip/geoip.js';
-import { STAGES, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
-import { provideEmbeddedSecrets } from '../embedded-secrets.js';
-import { ensureFirstAdmin } from '../../identity/first-admin.js';
-import { Identity } from '../../identity/index.js';
-import { startTls, type TlsServices } from '../../ops/tls/index.js';
-import { startSnapshotSchedule } from '../../reports/snapshots.js';
-import { OutboundClient } from '../../lib/outbound/client.js';
-import { startSyncSchedule } from '../../threatintel/schedule.js';
-import { openRuntime, startStages, type Runtime } from '../runtime.js';
-
-type Kind = 'start' | 'api' | 'worker';
-
-async function serve(runtime: Runtime): Promise<{ server: http.Server; tls: TlsServices }> {
-  const app = createApp({ ...runtime });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(runtime.config.port, runtime.config.host, resolve);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : runtime.config.port;
-  runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
-  // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
-  const tls = await startTls({ app, ...runtime, box: new Identity(runtime.store, runtime.state, runtime.config).box });
-  return { server, tls };
-}
-
-/** On an empty user table, makes the first admin and says once how to log in. */
-async function announceFirstAdmin(runtime: Runtime): Promise<void> {
-  const { config } = runtime;
-  const directory = new Identity(runtime.store, runtime.state, config).directory;
-  const admin = await ensureFirstAdmin(directory, config.orgId, config.identity);
-  if (!admin) return;
-  const password = admin.generatedPassword ? `password ${admin.generatedPassword}  (shown once; change it, or \`cairn user reset --email ${admin.email}\`)` : 'the password in CAIRN_ADMIN_PASSWORD';
-  process.stdout.write(
-    `cairn: created the first admin: ${admin.email}, ${password}\n` +
-      `  log in with:  curl -s -X POST http://localhost:${config.port}/api/v1/auth/login -H 'content-type: application/json' -d '{"email":"${admin.email}","password":"<password>"}'\n`,
-  );
-}
-
-/** Runs until SIGINT/SIGTERM, then stops consumers, the server and the runtime, in that order. */
-function closeOnSignal(logger: Logger, close: () => Promise<void>): void {
-  let closing = false;
-  const onSignal = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down');
-    close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-}
+import { STAGE_NAMES } from '../../pipeline/topologies.js';
+import type { Kind } from '../serve-process.js';
 
 async function run(kind: Kind, stage?: string): Promise<void> {
-  let config = loadConfig();
-  const { topology } = config.pipeline;
-  const stageNames = kind === 'start' ? [...TOPOLOGY_STAGES[topology]] : stage ? [stage] : [];
-  if (stage && !TOPOLOGY_STAGES[topology].includes(stage)) {
-    // Backpressure and the in-process bus's retention watch the topology's consumer groups: a stage outside it would go unwatched.
-    throw new ConfigError([`stage "${stage}" is not part of the ${topology} topology (${TOPOLOGY_STAGES[topology].join(', ')}); set CAIRN_PIPELINE_TOPOLOGY`]);
-  }
-  const logger = createLogger(config.logLevel);
-  if (kind !== 'worker') {
-    if (!isEmbedded(config)) {
-      const missing = [
-        ...(config.jwtSecret ? [] : ['CAIRN_JWT_SECRET: required when cairn runs against external services']),
-        ...(config.masterKey ? [] : ['CAIRN_MASTER_KEY: required when cairn runs against external services (it seals stored secrets)']),
-      ];
-      if (missing.length) throw new ConfigError(missing);
-    }
-    const provided = await provideEmbeddedSecrets(config);
-    config = provided.config;
-    if (provided.createdJwtSecret) {
-      process.stdout.write(
-        `cairn: created a JWT secret in ${config.dataDir}/jwt-secret\n  mint a token with:  npx cairn token --permissions all\n  then:               curl -H "Authorization: Bearer <token>" http://localhost:${config.port}/api/v1/lead-rules\n`,
-      );
-    }
-  }
-  const runtime = await openRuntime(config, logger);
-  // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
-  if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
-  if (kind !== 'worker') await announceFirstAdmin(runtime);
-  const served = kind === 'worker' ? null : await serve(runtime);
-  const subscriptions = await startStages(runtime, stageNames);
-  const stopSnapshots = kind === 'worker' ? () => {} : startSnapshotSchedule(runtime);
-  const stopFeeds =
-    kind === 'worker' ? () => {} : startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: new Identity(runtime.store, runtime.state, config).box });
-  closeOnSignal(logger, async () => {
-    stopSnapshots();
-    stopFeeds();
-    await Promise.all(subscriptions.map((s) => s.stop()));
-    if (served) {
-      await served.tls.close();
-      await new Promise((resolve) => served.server.close(resolve));
-    }
-    await runtime.close();
-  });
+  const { runProcess } = await import('../serve-process.js');
+  await runProcess(kind, stage);
 }
 
 export function serveCommands(): Command[] {
-  const stageNames = STAGES.map((s) => s.name);
+  const stageNames: readonly string[] = STAGE_NAMES;
   return [
     new Command('start')
       .description('run the API and the pipeline topology\'s stages in one process (the embedded default; CAIRN_PIPELINE_TOPOLOGY)')

@@ -1,6 +1,5 @@
 // `cairn token`: a bearer token signed with the configured secret, for scripts and first steps.
 import { Command, InvalidArgumentError } from 'commander';
-import { mintToken } from '../../api/auth.js';
 import { isPermission, PERMISSIONS } from '../../identity/permissions.js';
 import { loadConfig } from '../../config/env.js';
 import { findJwtSecret } from '../embedded-secrets.js';
@@ -26,6 +25,8 @@ export function tokenCommand(): Command {
       const config = loadConfig();
       const secret = await findJwtSecret(config);
       if (!secret) throw new Error('no JWT secret: set CAIRN_JWT_SECRET, or run `cairn start` once to create one in the data dir');
+      // Loaded here: the API's auth module is heavier than this command's help needs.
+      const { mintToken } = await import('../../api/auth.js');
       console.log(mintToken(secret, { subject: options.sub, orgId: options.org ?? config.orgId, permissions: options.permissions, ttlSeconds: Math.floor(options.ttl / 1000) }));
     });
 }

@@ -12,10 +12,12 @@ import { builtinRole, findRole, listRoles } from '../../identity/roles.js';
 import { createUser, updateUser } from '../../identity/users.js';
 import { createLogger } from '../../lib/logger.js';
 import { provideEmbeddedSecrets } from '../embedded-secrets.js';
-import { openRuntime, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 
 async function withIdentity<T>(work: (identity: Identity, runtime: Runtime) => Promise<T>): Promise<T> {
   const { config } = await provideEmbeddedSecrets(loadConfig());
+  // Loaded here, not at the top: the runtime brings every stage, and `cairn --help` should not wait for them.
+  const { openRuntime } = await import('../runtime.js');
   const runtime = await openRuntime(config, createLogger('warn'));
   try {
     return await work(new Identity(runtime.store, runtime.state, config), runtime);

@@ -3,7 +3,8 @@
 import { expect } from 'vitest';
 import type { TestApi } from './api.js';
 import { eventually } from './buses.js';
-import { findStage, TOPOLOGY_STAGES } from '../../pipeline/stages.js';
+import { findStage } from '../../pipeline/stages.js';
+import { TOPOLOGY_STAGES } from '../../pipeline/topologies.js';
 
 /** The stages of each topology (pipeline/stages.ts): the staged one runs every stage apart, the fused one (the default) analysis in one. */
 export const ALL_STAGES = [...TOPOLOGY_STAGES.staged];
