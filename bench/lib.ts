@@ -49,6 +49,8 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-bench';
+/** The master key a benchmark's cairn seals secrets with: required against Kafka and Redis, where cairn does not make one in the data dir. */
+export const BENCH_MASTER_KEY = 'b3c1a7e94f2d6085c1e7a3b9d4f60218a7c3e5b1d9f4a6082c7e1b3d5f9a4c60';
 
 export function benchToken(orgId = 'default'): string {
   return mintToken(BENCH_SECRET, { subject: 'bench', orgId, permissions: [...PERMISSIONS], ttlSeconds: 6 * 3600 });
@@ -69,7 +71,7 @@ export async function startCairn(env: Record<string, string> = {}): Promise<Cair
   const port = await freePort();
   const profile = process.env.CAIRN_BENCH_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.CAIRN_BENCH_PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, path.join(REPO, 'bin', 'cairn.mjs'), 'start'], {
-    env: { ...process.env, CAIRN_DATA_DIR: dataDir, PORT: String(port), CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
+    env: { ...process.env, CAIRN_DATA_DIR: dataDir, PORT: String(port), CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_MASTER_KEY: BENCH_MASTER_KEY, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
