@@ -9,9 +9,11 @@ import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
 import { leadRuleSet, raiseMatches } from '../leads/consumer.js';
-import { isTransientStageError, withCleanup, type Stage } from '../stage.js';
-import type { AnalysisResult } from './analyse.js';
-import { createAnalysisPool } from './pool.js';
+import { isTransientStageError, withCleanup, type EventMatching, type Stage } from '../stage.js';
+
+type MatchingData = Awaited<ReturnType<EventMatching['current']>>;
+import type { AnalysisResult, AnalysisTask } from './analyse.js';
+import { createAnalysisPool, type AnalysisPool } from './pool.js';
 
 /**
  * Messages per task sent to a worker. A batch of 10,000 goes as two: the
@@ -21,6 +23,21 @@ import { createAnalysisPool } from './pool.js';
  * every stage against 9,200-11,300 for 2,500 and 9,350-9,750 for 10,000.
  */
 const CHUNK = 5000;
+
+/**
+ * A chunk's analysis on the pool. A worker holding another generation of the
+ * matching data answers "stale" (pipeline/analysis/analyse.ts), and gets the
+ * chunk again with the data.
+ */
+async function analyseChunk(pool: AnalysisPool, task: AnalysisTask, matching: { spec: EventMatching; current: MatchingData } | null): Promise<AnalysisResult> {
+  const spec = matching ? { module: matching.spec.workerModule, generation: matching.current.generation } : undefined;
+  const outcome = await pool.run({ ...task, matching: spec });
+  // Only a task naming a matcher can be stale.
+  if (outcome !== 'stale') return outcome;
+  const again = await pool.run({ ...task, matching: { ...spec!, data: matching!.current.data() } });
+  if (again === 'stale') throw new Error('an analysis worker stayed stale with the matching data sent');
+  return again;
+}
 
 export const analysisStage: Stage = {
   name: 'analysis',
@@ -51,16 +68,9 @@ export const analysisStage: Stage = {
         // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
         // a worker analyses the next (and several workers share a batch). Writes stay in message order.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
-        const analyseChunk = async (chunk: DeliveredMessage[]): Promise<AnalysisResult> => {
-          const task = { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot };
-          const spec = matching && { module: matching.spec.workerModule, generation: matching.current.generation };
-          const outcome = await pool.run({ ...task, matching: spec ?? undefined });
-          if (outcome !== 'stale') return outcome;
-          const again = await pool.run({ ...task, matching: { ...spec!, data: matching!.current.data() } });
-          if (again === 'stale') throw new Error('an analysis worker stayed stale with the matching data sent');
-          return again;
-        };
-        const analyses = chunks.map(analyseChunk);
+        const analyses = chunks.map((chunk) =>
+          analyseChunk(pool, { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching),
+        );
         // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
         for (const analysis of analyses) analysis.catch(() => {});
         const results: AnalysisResult[] = [];

@@ -88,6 +88,11 @@ export class CompiledRules {
   }
 }
 
+/** Which rules, at which version: equal for two loads of an unchanged set. */
+function versionsOf(rules: LeadRule[]): string {
+  return rules.map((r) => `${r.id}@${r.updated_at}`).join(',');
+}
+
 export class RuleSet {
   private readonly compiled: CompiledRules;
   private loaded: RuleSnapshot = { generation: 0, rules: [] };
@@ -132,7 +137,8 @@ export class RuleSet {
     const notice = await this.notice();
     const rules = await this.load();
     this.compiled.update(rules);
-    this.loaded = { generation: this.loaded.generation + 1, rules };
+    // A new generation only when the rules changed: workers reload on a new one, and the periodic reload mostly finds none.
+    if (versionsOf(rules) !== versionsOf(this.loaded.rules)) this.loaded = { generation: this.loaded.generation + 1, rules };
     this.loadedNotice = notice;
   }
 
