@@ -29,6 +29,8 @@ export interface OutboundRequest {
   maxRedirects?: number;
   /** Extra trusted CA certificates (PEM) for HTTPS, e.g. a private CA. */
   ca?: string | string[];
+  /** Ends the request (and frees its socket) when the caller gives up; it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -72,6 +74,16 @@ export function outboundPolicy(entries: string[]): OutboundPolicy {
   return policy;
 }
 
+/** An http or https URL without user info: what a user may configure as an outbound destination (credentials go in their own, sealed fields). */
+export function isPlainHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
 export class OutboundClient {
   private readonly agents = new Map<string, http.Agent>();
 
@@ -108,6 +120,8 @@ export class OutboundClient {
   private once(url: URL, settings: OutboundRequest & typeof DEFAULTS, deadline: number): Promise<OutboundResponse> {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return Promise.reject(new OutboundError('timeout', `no answer from ${url.host} within ${settings.timeoutMs} ms`));
+    const { signal } = settings;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method: settings.method ?? 'GET', headers: settings.headers, agent: this.agentFor(url, settings.ca) }, (res) => {
@@ -128,7 +142,15 @@ export class OutboundClient {
         res.on('error', (err) => reject(describe(err, url)));
       });
       const timer = setTimeout(() => req.destroy(new OutboundError('timeout', `no answer from ${url.host} within ${settings.timeoutMs} ms`)), remaining);
-      req.on('close', () => clearTimeout(timer));
+      const onAbort = () => {
+        reject(signal!.reason);
+        req.destroy();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('close', () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      });
       req.on('error', (err) => reject(describe(err, url)));
       req.end(settings.body);
     });

@@ -22,8 +22,8 @@ export function guardedFetch(client: OutboundClient, options: GuardedFetchOption
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     // The outbound client does not decompress: ask for the plain body.
     const headers: Record<string, string> = { ...Object.fromEntries(request.headers), 'accept-encoding': 'identity' };
-    const call: OutboundRequest = { url: request.url, method: request.method, headers, body, timeoutMs: options.timeoutMs, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) };
-    const response = await abortable(client.request(call), init?.signal ?? undefined);
+    const call: OutboundRequest = { url: request.url, method: request.method, headers, body, timeoutMs: options.timeoutMs, signal: init?.signal ?? undefined, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) };
+    const response = await client.request(call);
     const answer = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name)) continue;
@@ -31,24 +31,4 @@ export function guardedFetch(client: OutboundClient, options: GuardedFetchOption
     }
     return new Response(NULL_BODY.has(response.status) ? null : new Uint8Array(response.body), { status: response.status, headers: answer });
   };
-}
-
-/** Settles with the request, or rejects as soon as the caller aborts (the request itself ends at its own deadline). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
