@@ -26,7 +26,7 @@ export function apiReads(deps: Pick<ApiDeps, 'store' | 'config'>): ApiReads {
       return { incidents: incidents.map(presentIncident), total };
     },
     incident: (orgId, id) => incidentDetail(deps.store, orgId, id),
-    node: (orgId, id) => nodeWithEdges(deps.store, orgId, deps.config.graph, id),
+    node: (orgId, id, edgeLimit) => nodeWithEdges(deps.store, orgId, deps.config.graph, id, edgeLimit),
     indicators: (orgId, lookup) => searchIndicators(deps, orgId, lookup),
   };
 }

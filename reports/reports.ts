@@ -29,7 +29,7 @@ export interface ReportContext {
 
 const DAY_MS = 86_400_000;
 /** A report covers at most this many days. */
-export const MAX_PERIOD_DAYS = 400;
+const MAX_PERIOD_DAYS = 400;
 
 /** [start, end) as asked, by default the 30 days before end, and end by default now (the report routes and the AI tool). */
 export function defaultPeriod(start: string | undefined, end: string | undefined): Period {

@@ -17,7 +17,7 @@ import type { ApiReads, Caller } from '../tools/types.js';
 import { runAssistantLoop, type LoopEvent, type StopReason } from './loop.js';
 
 /** Stored messages sent back to the model with a new question, at most: the context of a model is finite. */
-export const HISTORY_MESSAGES = 60;
+const HISTORY_MESSAGES = 60;
 const TITLE_CHARS = 80;
 
 export interface QuestionInput {
@@ -47,7 +47,7 @@ export interface QuestionResult {
 }
 
 /** Stored messages as turns for the model: the most recent, starting at a question; failed attempts left out (they are not the model's words). */
-export function historyTurns(messages: AiMessage[]): Turn[] {
+function historyTurns(messages: AiMessage[]): Turn[] {
   let recent = messages.slice(-HISTORY_MESSAGES);
   const firstQuestion = recent.findIndex((m) => m.role === 'user');
   recent = firstQuestion === -1 ? [] : recent.slice(firstQuestion);

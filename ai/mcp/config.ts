@@ -34,7 +34,7 @@ export const McpConfig = z.object({
 });
 export type McpConfig = z.infer<typeof McpConfig>;
 
-export const DEFAULT_MCP_CONFIG: McpConfig = { enabled: false, exposed_tools: null, rate_limit_per_minute: 60, allowed_origins: [] };
+const DEFAULT_MCP_CONFIG: McpConfig = { enabled: false, exposed_tools: null, rate_limit_per_minute: 60, allowed_origins: [] };
 
 export interface StoredMcpConfig extends McpConfig {
   updated_at: string | null;

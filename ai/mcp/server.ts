@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../lib/logger.js';
 import { VERSION } from '../../lib/version.js';
 import { boundStrings, quoteForModel } from '../tools/quote.js';
-import { callTool, whyRefused, type OfferRules, type ToolCallRecord } from '../tools/run.js';
+import { callTool, checkCall, type OfferRules, type ToolCallRecord } from '../tools/run.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 
 export interface McpServerInput {
@@ -22,7 +22,7 @@ export interface McpServerInput {
 
 /** Incidents listed as resources: the newest this many. */
 const LISTED_INCIDENTS = 100;
-export const INCIDENT_URI = 'cairn://incidents/{id}';
+const INCIDENT_URI = 'cairn://incidents/{id}';
 
 export function buildMcpServer(input: McpServerInput): McpServer {
   const { ctx } = input;
@@ -65,20 +65,14 @@ export function buildMcpServer(input: McpServerInput): McpServer {
  * a tool this caller is not offered, or arguments the SDK refuses before the
  * handler runs. They are recorded too, so every call is in the audit log.
  */
-export function callsRefusedBeforeHandler(body: unknown, input: Pick<McpServerInput, 'ctx' | 'tools' | 'rules'>): ToolCallRecord[] {
+export function callsRefusedBeforeHandler(body: unknown, input: Pick<McpServerInput, 'ctx' | 'rules'>): ToolCallRecord[] {
   const messages = Array.isArray(body) ? body : [body];
   const records: ToolCallRecord[] = [];
   for (const message of messages) {
     const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
     if (m?.method !== 'tools/call' || typeof m.params?.name !== 'string') continue;
-    const name = m.params.name;
-    const tool = input.tools.find((t) => t.name === name);
-    if (!tool) {
-      records.push({ tool: name, arguments: m.params.arguments, outcome: { ok: false, refused: true, error: whyRefused(name, input.ctx.caller, input.rules) ?? 'refused: not offered' } });
-      continue;
-    }
-    const checked = tool.input.safeParse(m.params.arguments ?? {});
-    if (!checked.success) records.push({ tool: name, arguments: m.params.arguments, outcome: { ok: false, refused: false, error: `invalid arguments: ${checked.error.issues[0]!.message}` } });
+    const checked = checkCall(m.params.name, m.params.arguments, input.ctx.caller, input.rules);
+    if ('outcome' in checked) records.push({ tool: m.params.name, arguments: m.params.arguments, outcome: checked.outcome });
   }
   return records;
 }

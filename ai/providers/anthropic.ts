@@ -5,7 +5,7 @@ import { toProviderError } from './errors.js';
 import type { ProviderSettings } from './openai.js';
 import type { ChatProvider, ModelReply, ModelRequest, Turn } from './types.js';
 
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
 /** Anthropic wants user and assistant turns to alternate, and tool results inside a user turn: consecutive blocks of one role are merged. */
 function toMessages(turns: Turn[]): MessageParam[] {

@@ -5,7 +5,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import { toProviderError } from './errors.js';
 import { parseArguments, type ChatProvider, type ModelReply, type ModelRequest, type Turn } from './types.js';
 
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 export interface ProviderSettings {
   baseUrl: string;

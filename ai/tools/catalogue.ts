@@ -12,7 +12,7 @@ import { NODE_TYPES } from '../../topics/index.js';
 import { ToolError, type Tool, type ToolSpecOf } from './types.js';
 
 /** Rows a tool answers at most per call: enough to reason on, small enough for a model's context. */
-export const MAX_TOOL_ROWS = 50;
+const MAX_TOOL_ROWS = 50;
 const DEFAULT_TOOL_ROWS = 20;
 
 function defineTool<I extends z.ZodObject>(spec: ToolSpecOf<I>): Tool {
@@ -128,9 +128,9 @@ export const TOOLS: readonly Tool[] = [
         if (exact.length > 1) throw new ToolError(`several nodes have the value ${input.value} (${exact.map((n) => n.type).join(', ')}): give the type`);
         nodeId = exact[0]!.id;
       }
-      const node = await reads.node(caller.orgId, nodeId);
+      const node = await reads.node(caller.orgId, nodeId, input.limit);
       if (!node) throw new ToolError(`no node with id ${nodeId}`);
-      const edges = node.edges.slice(0, input.limit);
+      const { edges } = node;
       const others = await nodeSummaries(store, caller.orgId, edges.map((e) => (e.source_id === node.id ? e.target_id : e.source_id)));
       const neighbours = edges.map((edge) => {
         const outgoing = edge.source_id === node.id;

@@ -18,16 +18,8 @@ export interface OfferRules {
   exposed?: readonly string[];
 }
 
-export function offeredTools(caller: Caller, rules: OfferRules, catalogue: readonly Tool[] = TOOLS): Tool[] {
-  return catalogue.filter((tool) => refusal(tool, caller, rules) === null);
-}
-
-/** Why `name` may not be called by this caller under these rules ("refused: ..."), or null when it may. */
-export function whyRefused(name: string, caller: Caller, rules: OfferRules, catalogue: readonly Tool[] = TOOLS): string | null {
-  const tool = catalogue.find((t) => t.name === name);
-  if (!tool) return `refused: there is no tool named "${name.slice(0, 100)}"`;
-  const reason = refusal(tool, caller, rules);
-  return reason ? `refused: ${reason}` : null;
+export function offeredTools(caller: Caller, rules: OfferRules): Tool[] {
+  return TOOLS.filter((tool) => refusal(tool, caller, rules) === null);
 }
 
 function refusal(tool: Tool, caller: Caller, rules: OfferRules): string | null {
@@ -51,35 +43,46 @@ export interface ToolCallRecord {
   outcome: ToolOutcome;
 }
 
-/** Runs one call if the caller may make it; every outcome is counted and handed to `onCall` (the audit log). */
+/**
+ * A call checked before it runs: the tool and its parsed arguments, or the
+ * outcome of a call that may not run (refused, or arguments that do not
+ * parse). The assistant loop and the MCP server check alike.
+ */
+export function checkCall(name: string, args: unknown, caller: Caller, rules: OfferRules): { tool: Tool; input: Parameters<Tool['run']>[1] } | { outcome: ToolOutcome } {
+  const tool = TOOLS.find((t) => t.name === name);
+  const refused = tool ? refusal(tool, caller, rules) : `there is no tool named "${name.slice(0, 100)}"`;
+  if (!tool || refused) return { outcome: { ok: false, refused: true, error: `refused: ${refused}` } };
+  const input = tool.input.safeParse(args ?? {});
+  if (input.success) return { tool, input: input.data };
+  const issue = input.error.issues[0]!;
+  return { outcome: { ok: false, refused: false, error: `invalid arguments: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` } };
+}
+
+/** Runs one call if the caller may make it; every outcome is recorded (recordCall). */
 export async function callTool(
   ctx: ToolContext,
   request: { name: string; arguments: unknown; surface: 'assistant' | 'mcp'; rules: OfferRules; logger: Logger; onCall?: (record: ToolCallRecord) => Promise<void> },
-  catalogue: readonly Tool[] = TOOLS,
 ): Promise<ToolOutcome> {
-  const outcome = await outcomeOf(ctx, request, catalogue);
-  countToolCall(request.surface, request.name, ctx.caller, outcome, catalogue);
-  await request.onCall?.({ tool: request.name, arguments: request.arguments, outcome });
+  const outcome = await outcomeOf(ctx, request);
+  await recordCall(request.surface, ctx.caller, { tool: request.name, arguments: request.arguments, outcome }, request.onCall);
   return outcome;
 }
 
-/** Counts a call for the accounting; a name outside the catalogue counts as "unknown" (the model or client chose it: no label per invented name). */
-export function countToolCall(surface: 'assistant' | 'mcp', name: string, caller: Caller, outcome: ToolOutcome, catalogue: readonly Tool[] = TOOLS): void {
-  const tool = catalogue.some((t) => t.name === name) ? name : 'unknown';
+/** Counts a call for the accounting, then hands it to `onCall` (the audit log). */
+export async function recordCall(surface: 'assistant' | 'mcp', caller: Caller, record: ToolCallRecord, onCall?: (record: ToolCallRecord) => Promise<void>): Promise<void> {
+  // A name outside the catalogue counts as "unknown" (the model or client chose it: no label per invented name).
+  const tool = TOOLS.some((t) => t.name === record.tool) ? record.tool : 'unknown';
+  const { outcome } = record;
   aiMetrics.toolCalls.inc({ surface, tool, user: caller.subject, outcome: outcome.ok ? 'ok' : outcome.refused ? 'refused' : 'error' });
+  await onCall?.(record);
 }
 
-async function outcomeOf(ctx: ToolContext, request: { name: string; arguments: unknown; rules: OfferRules; logger: Logger }, catalogue: readonly Tool[]): Promise<ToolOutcome> {
-  const refused = whyRefused(request.name, ctx.caller, request.rules, catalogue);
-  const tool = catalogue.find((t) => t.name === request.name);
-  if (refused || !tool) return { ok: false, refused: true, error: refused ?? 'refused' };
-  const input = tool.input.safeParse(request.arguments ?? {});
-  if (!input.success) {
-    const issue = input.error.issues[0]!;
-    return { ok: false, refused: false, error: `invalid arguments: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` };
-  }
+async function outcomeOf(ctx: ToolContext, request: { name: string; arguments: unknown; rules: OfferRules; logger: Logger }): Promise<ToolOutcome> {
+  const checked = checkCall(request.name, request.arguments, ctx.caller, request.rules);
+  if ('outcome' in checked) return checked.outcome;
+  const { tool, input } = checked;
   try {
-    return { ok: true, result: boundStrings(await tool.run(ctx, input.data)) as ToolResult };
+    return { ok: true, result: boundStrings(await tool.run(ctx, input)) as ToolResult };
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, refused: false, error: err.message };
     // The store failing is cairn's problem, not something for the model to reason about: log it, tell it briefly.

@@ -59,8 +59,8 @@ export interface ApiReads {
   incident(orgId: string, id: string): Promise<IncidentDetail | null>;
   /** GET /v1/threatfeed/search: indicators with their latest sightings. */
   indicators(orgId: string, lookup: IndicatorLookup): Promise<{ indicators: Record<string, unknown>[]; total: number }>;
-  /** GET /v1/nodes/:id: the node and its most recently seen edges. */
-  node(orgId: string, id: string): Promise<{ id: string; type: string; value: string; flags: Record<string, boolean>; edge_count: number; edges: { id: string; source_id: string; target_id: string; type: string }[] } | null>;
+  /** GET /v1/nodes/:id: the node and its most recently seen edges (at most edgeLimit of them). */
+  node(orgId: string, id: string, edgeLimit?: number): Promise<{ id: string; type: string; value: string; flags: Record<string, boolean>; edge_count: number; edges: { id: string; source_id: string; target_id: string; type: string }[] } | null>;
 }
 
 export interface ToolContext {

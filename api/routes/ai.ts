@@ -10,7 +10,7 @@ import { STOP_REASONS } from '../../ai/assistant/loop.js';
 import { loadMcpConfig, McpConfig, Origin, saveMcpConfig, TOOL_NAMES, type StoredMcpConfig } from '../../ai/mcp/config.js';
 import { ProviderError } from '../../ai/providers/types.js';
 import type { ToolCallRecord } from '../../ai/tools/run.js';
-import { AI_PROVIDERS, deleteAiConfig, getAiConfigs, getDefaultAiConfig, listAiConfigs, saveAiConfigs, type AiConfig } from '../../clickhouse/tables/ai-configs.js';
+import { AI_PROVIDERS, deleteAiConfig, getAiConfig, getAiConfigs, getDefaultAiConfig, listAiConfigs, saveAiConfigs, type AiConfig } from '../../clickhouse/tables/ai-configs.js';
 import { deleteAiSession, getAiSession, listAiSessions, saveAiSession, sessionMessages, type AiMessage, type AiSession } from '../../clickhouse/tables/ai-sessions.js';
 import { newId } from '../../lib/ids.js';
 import { keepSecrets, mapSecrets, REDACTED } from '../../lib/secret-box.js';
@@ -22,6 +22,7 @@ import { badRequest, HttpError, notFound } from '../http-error.js';
 import { defineRoute, type Route } from '../route.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
 import { raiseConfigChanged } from '../system-events.js';
+import { isPlainHttpUrl } from '../../lib/outbound/client.js';
 
 const SECRET_FIELDS = ['api_key'] as const;
 type ConfigRecord = AiConfig & Record<string, unknown>;
@@ -58,14 +59,7 @@ const ConfigSchema = z.object({
 const BaseUrl = z
   .string()
   .max(2000)
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
-    } catch {
-      return false;
-    }
-  }, 'base_url must be an http or https URL without credentials (give the key as api_key)')
+  .refine(isPlainHttpUrl, 'base_url must be an http or https URL without credentials (give the key as api_key)')
   .transform((v) => v.replace(/\/+$/, ''));
 
 const limit = (name: keyof typeof LIMITS) => z.number({ message: `${name} must be an integer` }).int(`${name} must be an integer`).min(LIMITS[name].min, `${name} must be at least ${LIMITS[name].min}`).max(LIMITS[name].max, `${name} must be at most ${LIMITS[name].max}`);
@@ -110,7 +104,7 @@ function presentConfig(config: AiConfig): z.input<typeof ConfigSchema> {
 }
 
 async function findConfig(deps: ApiDeps, orgId: string, id: string): Promise<AiConfig> {
-  const config = (await getAiConfigs(deps.store, orgId, { ids: [id] }))[0];
+  const config = await getAiConfig(deps.store, orgId, id);
   if (!config) throw notFound('AI configuration');
   return config;
 }
@@ -187,7 +181,7 @@ async function ownSession(deps: ApiDeps, auth: AuthContext, id: string): Promise
 }
 
 async function usableConfig(deps: ApiDeps, orgId: string, id: string): Promise<AiConfig> {
-  const config = (await getAiConfigs(deps.store, orgId, { ids: [id] }))[0];
+  const config = await getAiConfig(deps.store, orgId, id);
   if (!config) throw new HttpError(409, 'conflict', 'the AI configuration of this session was deleted; start a new session');
   if (!config.enabled) throw new HttpError(409, 'conflict', `the AI configuration "${config.name}" of this session is disabled`);
   return config;
@@ -346,7 +340,7 @@ export const aiRoutes: Route[] = [
     response: SessionSchema,
     successStatus: 201,
     async handler({ body, auth, deps }) {
-      const config = body.config_id ? (await getAiConfigs(deps.store, auth.orgId, { ids: [body.config_id] }))[0] : await getDefaultAiConfig(deps.store, auth.orgId);
+      const config = body.config_id ? await getAiConfig(deps.store, auth.orgId, body.config_id) : await getDefaultAiConfig(deps.store, auth.orgId);
       if (!config) throw badRequest(body.config_id ? `config_id: no AI configuration ${body.config_id}` : 'no default AI configuration: an admin creates one with POST /api/v1/ai/configs, or give config_id');
       if (!config.enabled) throw badRequest(`the AI configuration "${config.name}" is disabled`);
       const now = new Date().toISOString();

@@ -42,10 +42,10 @@ function present<N extends GraphNode>(node: N): N & { geo: { country_iso_code: s
 }
 
 /** GET /v1/nodes/:id: the node and its most recently seen edges (also the AI tools', api/ai-reads.ts); null when there is none. */
-export async function nodeWithEdges(store: Store, orgId: string, scopes: GraphScopes, id: string) {
+export async function nodeWithEdges(store: Store, orgId: string, scopes: GraphScopes, id: string, edgeLimit = MAX_NODE_EDGES) {
   const node = await getNode(store, orgId, scopes, id);
   if (!node) return null;
-  const { edges } = await listEdges(store, orgId, { nodeId: node.id, limit: MAX_NODE_EDGES, offset: 0 });
+  const { edges } = await listEdges(store, orgId, { nodeId: node.id, limit: edgeLimit, offset: 0 });
   return { ...present(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) };
 }
 

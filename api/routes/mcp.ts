@@ -4,11 +4,9 @@
 // any API process answers any request. What is listed and callable follows
 // the caller's permissions and the organization's MCP configuration; every
 // tool call is in the audit log.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { loadMcpConfig } from '../../ai/mcp/config.js';
-import { buildMcpServer, callsRefusedBeforeHandler } from '../../ai/mcp/server.js';
-import { countToolCall, offeredTools } from '../../ai/tools/run.js';
+import { offeredTools, recordCall } from '../../ai/tools/run.js';
 import { apiReads } from '../ai-reads.js';
 import type { AuthContext } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
@@ -16,7 +14,7 @@ import { HttpError } from '../http-error.js';
 import { defineRoute, type Route } from '../route.js';
 import { auditToolCall } from './ai.js';
 
-export const MCP_PATH = '/v1/mcp';
+const MCP_PATH = '/v1/mcp';
 const MINUTE_MS = 60_000;
 
 /** A fixed window per minute and per API key (or token subject), in hot state so every API process counts together. */
@@ -60,14 +58,16 @@ export const mcpRoutes: Route[] = [
     async handler({ body, auth, deps, ctx }) {
       const config = await loadMcpConfig(deps.store, auth.orgId);
       if (!config.enabled) throw new HttpError(404, 'not_found', 'the MCP server is disabled for this organization; an admin enables it with PUT /api/v1/ai/mcp/config');
+      // The MCP SDK loads on the first request of an enabled server, not in every API process at start (the server is off by default).
+      const [{ WebStandardStreamableHTTPServerTransport }, { buildMcpServer, callsRefusedBeforeHandler }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        import('../../ai/mcp/server.js'),
+      ]);
       await enforceRateLimit(deps, auth, config.rate_limit_per_minute);
       const rules = { allowWrites: false, ...(config.exposed_tools ? { exposed: config.exposed_tools } : {}) };
       const input = { ctx: { caller: auth, store: deps.store, scopes: deps.config.graph, reads: apiReads(deps) }, tools: offeredTools(auth, rules), rules, logger: deps.logger };
       const audit = (record: Parameters<typeof auditToolCall>[3]) => auditToolCall(deps, ctx, 'mcp', record, auth.keyId ? { key_id: auth.keyId } : {});
-      for (const record of callsRefusedBeforeHandler(body, input)) {
-        countToolCall('mcp', record.tool, auth, record.outcome);
-        await audit(record);
-      }
+      for (const record of callsRefusedBeforeHandler(body, input)) await recordCall('mcp', auth, record, audit);
       const server = buildMcpServer({ ...input, onToolCall: audit });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -88,6 +88,10 @@ export async function getAiConfigs(store: Store, orgId: string, filter: AiConfig
   return (await queryRows(store, `${select(orgId, filter, params)} ORDER BY updated_at DESC, id`, params)).map(fromRow);
 }
 
+export async function getAiConfig(store: Store, orgId: string, id: string): Promise<AiConfig | null> {
+  return (await getAiConfigs(store, orgId, { ids: [id] }))[0] ?? null;
+}
+
 export async function getDefaultAiConfig(store: Store, orgId: string): Promise<AiConfig | null> {
   return (await getAiConfigs(store, orgId, { isDefault: true }))[0] ?? null;
 }

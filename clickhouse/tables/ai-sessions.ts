@@ -17,8 +17,8 @@ export interface AiSession {
   updated_at: string;
 }
 
-export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
+const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
+type MessageRole = (typeof MESSAGE_ROLES)[number];
 
 export interface StoredToolCall {
   id: string;
@@ -56,7 +56,6 @@ const SessionRow = z.object({
   config_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-  message_count: z.coerce.number().optional(),
 });
 
 const MessageRow = z.object({
@@ -82,9 +81,9 @@ const ToolCalls = z.array(z.object({ id: z.string(), name: z.string(), arguments
 const SESSION_COLUMNS = 'id, org_id, owner, title, config_id, created_at, updated_at';
 const MESSAGE_COLUMNS = Object.keys(MessageRow.shape).join(', ');
 
-function sessionFromRow(row: unknown): AiSession & { message_count: number } {
+function sessionFromRow(row: unknown): AiSession {
   const r = SessionRow.parse(row);
-  return { ...r, message_count: r.message_count ?? 0, created_at: toIsoTimestamp(r.created_at), updated_at: toIsoTimestamp(r.updated_at) };
+  return { ...r, created_at: toIsoTimestamp(r.created_at), updated_at: toIsoTimestamp(r.updated_at) };
 }
 
 function messageFromRow(row: unknown): AiMessage {
@@ -113,21 +112,28 @@ export async function appendAiMessages(store: Store, messages: AiMessage[], isDe
 export async function getAiSession(store: Store, orgId: string, id: string): Promise<AiSession | null> {
   const params = new SqlParams();
   const rows = await queryRows(store, `SELECT ${SESSION_COLUMNS} FROM ai_sessions FINAL WHERE org_id = ${params.add(orgId, 'String')} AND id = ${params.add(id, 'UUID')}`, params);
-  if (!rows[0]) return null;
-  const { message_count: _count, ...session } = sessionFromRow(rows[0]);
-  return session;
+  return rows[0] ? sessionFromRow(rows[0]) : null;
 }
 
 /** One owner's sessions, most recently active first, with how many messages each holds. */
 export async function listAiSessions(store: Store, orgId: string, owner: string, page: Page): Promise<{ sessions: (AiSession & { message_count: number })[]; total: number }> {
   const params = new SqlParams();
-  const org = params.add(orgId, 'String');
-  const query = `SELECT s.id AS id, s.org_id AS org_id, s.owner AS owner, s.title AS title, s.config_id AS config_id, s.created_at AS created_at,
-                        s.updated_at AS updated_at, m.count AS message_count
-                 FROM (SELECT ${SESSION_COLUMNS} FROM ai_sessions FINAL WHERE org_id = ${org} AND owner = ${params.add(owner, 'String')}) AS s
-                 LEFT JOIN (SELECT session_id, count() AS count FROM ai_messages FINAL WHERE org_id = ${org} GROUP BY session_id) AS m ON m.session_id = s.id`;
+  const query = `SELECT ${SESSION_COLUMNS} FROM ai_sessions FINAL WHERE org_id = ${params.add(orgId, 'String')} AND owner = ${params.add(owner, 'String')}`;
   const { rows, total } = await queryPage(store, { query, params, orderBy: 'updated_at DESC, id', page });
-  return { sessions: rows.map(sessionFromRow), total };
+  const sessions = rows.map(sessionFromRow);
+  // Messages are counted for the page's sessions only.
+  const counts = new Map<string, number>();
+  if (sessions.length > 0) {
+    const countParams = new SqlParams();
+    const counted = (await queryRows(
+      store,
+      `SELECT toString(session_id) AS session, count() AS n FROM ai_messages FINAL
+       WHERE org_id = ${countParams.add(orgId, 'String')} AND session_id IN ${countParams.add(sessions.map((s) => s.id), 'Array(UUID)')} GROUP BY session_id`,
+      countParams,
+    )) as { session: string; n: string }[];
+    for (const row of counted) counts.set(row.session, Number(row.n));
+  }
+  return { sessions: sessions.map((s) => ({ ...s, message_count: counts.get(s.id) ?? 0 })), total };
 }
 
 /** A session's messages in the order they were written. */

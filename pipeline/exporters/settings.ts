@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import net from 'node:net';
 import { z } from 'zod';
 import type { ExporterType } from '../../clickhouse/tables/exporters.js';
-import type { OutboundPolicy } from '../../lib/outbound/client.js';
+import { isPlainHttpUrl, type OutboundPolicy } from '../../lib/outbound/client.js';
 import { literalAddressRefusal } from '../../lib/outbound/tcp.js';
 import { keepSecrets, mapSecrets, REDACTED, type SecretBox } from '../../lib/secret-box.js';
 
@@ -44,14 +44,7 @@ const Tls = (what: string) => z.boolean({ message: 'tls must be true or false' }
 const HttpUrl = z
   .string()
   .max(2048, 'url must be at most 2048 characters')
-  .refine((text) => {
-    try {
-      const url = new URL(text);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
-    } catch {
-      return false;
-    }
-  }, 'url must be an http:// or https:// URL without credentials (give a bearer token as token)');
+  .refine(isPlainHttpUrl, 'url must be an http:// or https:// URL without credentials (give a bearer token as token)');
 
 const Broker = z
   .string()
