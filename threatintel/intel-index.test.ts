@@ -121,4 +121,17 @@ describe('the ingest index', () => {
     index.remove('o', claim('192.0.2.8').indicatorId, 'feed-1', 4n);
     expect(index.size).toBe(1);
   });
+
+  it('says whether a put or a remove changed anything (a version read again changes nothing)', () => {
+    const index = new IntelIndex();
+    const held = claim('192.0.2.9', { version: 5n });
+    expect(index.put(held)).toBe(true);
+    expect(index.put(held)).toBe(false);
+    expect(index.put({ ...held, version: 4n })).toBe(false);
+    expect(index.put({ ...held, confidence: 90, version: 6n })).toBe(true);
+    expect(index.remove('o', held.indicatorId, 'feed-1', 5n)).toBe(false);
+    expect(index.remove('o', held.indicatorId, 'feed-2', 7n)).toBe(false);
+    expect(index.remove('o', held.indicatorId, 'feed-1', 7n)).toBe(true);
+    expect(index.remove('o', held.indicatorId, 'feed-1', 8n)).toBe(false);
+  });
 });

@@ -228,12 +228,15 @@ export class IntelIndex {
     return this.entries.size;
   }
 
-  /** Adds or replaces one feed's claim on an indicator, unless a newer version of it is already held. */
-  put(input: ClaimInput): void {
+  /**
+   * Adds or replaces one feed's claim on an indicator, unless this version or
+   * a newer one is already held; says whether it changed anything.
+   */
+  put(input: ClaimInput): boolean {
     const key = `${input.orgId}|${input.indicatorId}`;
     let entry = this.entries.get(key);
     const held = entry?.claims.get(input.subscriptionId);
-    if (held && held.version > input.version) return;
+    if (held && held.version >= input.version) return false;
     if (!entry) {
       entry = { id: input.indicatorId, orgId: input.orgId, type: input.type, value: input.value, claims: new Map() };
       this.entries.set(key, entry);
@@ -244,6 +247,7 @@ export class IntelIndex {
     }
     const { orgId: _o, indicatorId: _i, type: _t, value: _v, ...claim } = input;
     entry.claims.set(input.subscriptionId, claim);
+    return true;
   }
 
   /** Every claim held, as put() takes them: what a copy of the index is loaded from (an analysis worker's, threatintel/worker-matching.ts). */
@@ -255,18 +259,19 @@ export class IntelIndex {
     return all;
   }
 
-  /** Drops one feed's claim; the indicator goes when no feed claims it. */
-  remove(orgId: string, indicatorId: string, subscriptionId: string, version: bigint): void {
+  /** Drops one feed's claim (unless a newer version of it is held); the indicator goes when no feed claims it. Says whether it changed anything. */
+  remove(orgId: string, indicatorId: string, subscriptionId: string, version: bigint): boolean {
     const key = `${orgId}|${indicatorId}`;
     const entry = this.entries.get(key);
     const held = entry?.claims.get(subscriptionId);
-    if (!entry || !held || held.version > version) return;
+    if (!entry || !held || held.version > version) return false;
     entry.claims.delete(subscriptionId);
-    if (entry.claims.size > 0) return;
+    if (entry.claims.size > 0) return true;
     this.entries.delete(key);
     const org = this.orgs.get(orgId)!;
     org.place(entry, false);
     if (--org.size === 0) this.orgs.delete(orgId);
+    return true;
   }
 
   /**

@@ -69,6 +69,8 @@ export class IntelMatcher {
   /** Moves on with every change applied, so copies of the index (the analysis workers') know when to reload. */
   generation = 0;
   private version: bigint | null = null;
+  /** claims() of the index at `generation`, made once per generation for the workers that reload. */
+  private claimsOf: { generation: number; claims: ClaimInput[] } | null = null;
   private notice: string | null | undefined;
   private checkedAt = 0;
   private names = new Map<string, string>();
@@ -82,6 +84,12 @@ export class IntelMatcher {
 
   feedName = (id: string): string => this.names.get(id) ?? id;
 
+  /** Every claim the index holds (what a worker's copy loads): the same array for one generation. */
+  claims(): ClaimInput[] {
+    if (this.claimsOf?.generation !== this.generation) this.claimsOf = { generation: this.generation, claims: this.index.claims() };
+    return this.claimsOf.claims;
+  }
+
   /** Applies library changes announced since the last batch (and every minute regardless). */
   async ensureCurrent(): Promise<void> {
     const notice = await this.state.get(NOTICE_KEY);
@@ -93,18 +101,22 @@ export class IntelMatcher {
   private async refresh(notice: string | null): Promise<void> {
     const started = performance.now();
     const rows = await loadClaimStates(this.store, this.version === null ? undefined : this.version > SKEW_MICROS ? this.version - SKEW_MICROS : 0n);
+    // Rows re-read within SKEW_MICROS are already applied: put and remove ignore them.
+    let changes = 0;
     for (const row of rows) {
       const version = BigInt(row.row_version);
       if (this.version === null || version > this.version) this.version = version;
-      if (Number(row.is_deleted) === 1) this.index.remove(row.org_id, row.indicator_id, row.subscription_id, version);
-      else if (row.matchable) this.index.put(claimInput(row));
+      if (Number(row.is_deleted) === 1) changes += Number(this.index.remove(row.org_id, row.indicator_id, row.subscription_id, version));
+      else if (row.matchable) changes += Number(this.index.put(claimInput(row)));
     }
     this.version ??= 0n;
-    if (rows.length > 0) this.generation++;
-    if (rows.length > 0) this.names = await subscriptionNames(this.store);
+    if (changes > 0) {
+      this.generation++;
+      this.names = await subscriptionNames(this.store);
+    }
     this.notice = notice;
     this.checkedAt = Date.now();
-    if (rows.length > 0) this.logger.info({ changes: rows.length, indicators: this.index.size, ms: Math.round(performance.now() - started) }, 'threat intel indicators loaded');
+    if (changes > 0) this.logger.info({ changes, indicators: this.index.size, ms: Math.round(performance.now() - started) }, 'threat intel indicators loaded');
   }
 }
 
@@ -156,7 +168,7 @@ export function intelMatching(parts: MatcherParts): EventMatching {
     async current() {
       const matcher = intelMatcher(parts);
       await matcher.ensureCurrent();
-      return { generation: matcher.generation, data: () => matcher.index.claims() };
+      return { generation: matcher.generation, data: () => matcher.claims() };
     },
     fromHits(hits) {
       return recordsOf(

@@ -42,6 +42,15 @@ function asEnriched(row: StoredEvent): EnrichedEvent {
   return { ...parsed, entities: extractGraph(parsed).entities };
 }
 
+/**
+ * One claim per feed and indicator, the last given: a claim the feed changed
+ * on two pages comes twice, both unversioned (rowClaimInput), and put()
+ * keeps the first of equal versions.
+ */
+function latestClaims(claims: ClaimInput[]): Iterable<ClaimInput> {
+  return new Map(claims.map((c) => [`${c.orgId}|${c.indicatorId}|${c.subscriptionId}`, c])).values();
+}
+
 export interface RetroHuntResult {
   /** Stored events naming at least one of the indicators. */
   events: number;
@@ -66,7 +75,7 @@ export async function retroHunt(run: RetroHuntRun): Promise<RetroHuntResult> {
   for (let i = 0; i < run.claims.length; i += CHUNK) {
     const chunk = run.claims.slice(i, i + CHUNK);
     const index = new IntelIndex();
-    for (const claim of chunk) index.put(claim);
+    for (const claim of latestClaims(chunk)) index.put(claim);
     const rows = await retroHuntEvents(run.store, run.orgId, run.days, huntSet(chunk), INTEL_FIELDS, EVENT_LIMIT);
     const unique = new Map(rows.map((r) => [r.artifact_id, r]));
     const hits = index.match([...unique.values()].map(asEnriched));
