@@ -3,13 +3,15 @@
 // workers with copies of the index, and writes the records made here. The index
 // is loaded once per process and then kept current by applying only the
 // claims written since (their row versions): after each sync the syncing
-// process announces the change in hot state (Redis in distributed mode), and
+// process announces the change in hot state (a 'threat-intel' change notice,
+// pipeline/state/change-notices.ts; Redis in distributed mode), and
 // every process checks that notice before its next batch, so new indicators
 // match without a restart everywhere. A full check runs every minute too.
 import type { Store } from '../clickhouse/client.js';
 import { loadClaimStates, saveSightings, type ClaimRow, type ClaimState } from '../clickhouse/tables/threatfeed-indicators.js';
 import { subscriptionNames } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import type { Logger } from '../lib/logger.js';
+import { currentNotice } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { eventTime } from '../pipeline/event-time.js';
 import { groupHits, intelRecord, sightingsOf, windowOf, type HitGroup, type IntelRecord } from './findings.js';
@@ -17,15 +19,9 @@ import type { EventMatching } from '../pipeline/stage.js';
 import { IntelIndex, type ClaimInput, type IntelHit } from './intel-index.js';
 import type { WorkerIntelHit } from './worker-matching.js';
 
-const NOTICE_KEY = 'threatintel:library-changed';
 const BACKSTOP_MS = 60_000;
 /** Versions are per-process clocks: re-read a little before the newest seen, in case another process's clock is behind. */
 const SKEW_MICROS = 120_000_000n;
-
-/** Says that the library changed; every matcher applies the change before its next batch. */
-export async function announceLibraryChange(state: HotState): Promise<void> {
-  await state.set(NOTICE_KEY, `${Date.now()}-${Math.random().toString(36).slice(2)}`);
-}
 
 function claimInput(row: ClaimState): ClaimInput {
   return {
@@ -92,7 +88,7 @@ export class IntelMatcher {
 
   /** Applies library changes announced since the last batch (and every minute regardless). */
   async ensureCurrent(): Promise<void> {
-    const notice = await this.state.get(NOTICE_KEY);
+    const notice = await currentNotice(this.state, 'threat-intel');
     if (this.version !== null && notice === this.notice && Date.now() - this.checkedAt < BACKSTOP_MS) return;
     this.loading ??= this.refresh(notice).finally(() => (this.loading = null));
     await this.loading;

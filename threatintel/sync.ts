@@ -17,10 +17,11 @@ import type { Logger } from '../lib/logger.js';
 import { OutboundError, type OutboundClient } from '../lib/outbound/client.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Bus } from '../pipeline/bus/types.js';
+import { announceChange } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { feedSettings, openFeedSettings } from './feeds.js';
 import { indicatorId } from './indicator.js';
-import { announceLibraryChange, intelMatcher, rowClaimInput } from './matcher.js';
+import { intelMatcher, rowClaimInput } from './matcher.js';
 import { retroHunt } from './retro-hunt.js';
 import { FeedError, readFeed, type FeedClaim, type FeedRead } from './sources/index.js';
 
@@ -212,16 +213,16 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
       store: true,
       onPage: async ({ counts, cursor }) => {
         await save({ ...counts, cursor });
-        await announceLibraryChange(deps.state);
+        await announceChange(deps.state, 'threat-intel');
       },
     });
     if (!(await getSubscription(deps.store, subscription.org_id, subscription.id))) {
       // Unsubscribed while this run read the feed: what it stored goes too.
       await deleteClaims(deps.store, subscription.org_id, subscription.id, await claimsOfSubscription(deps.store, subscription.org_id, subscription.id));
-      await announceLibraryChange(deps.state);
+      await announceChange(deps.state, 'threat-intel');
       throw new FeedError('the subscription was deleted during the sync; its indicators were removed');
     }
-    await announceLibraryChange(deps.state);
+    await announceChange(deps.state, 'threat-intel');
     const expired = await countExpired(deps.store, subscription.org_id, subscription.id, resume.since ?? new Date(0).toISOString());
     const matcher = intelMatcher(deps);
     const hunt = await retroHunt({

@@ -12,9 +12,9 @@ import { deleteSubscription, getSubscription, listSubscriptions, saveSubscriptio
 import { DURATION_PATTERN, formatDuration, parseDuration } from '../../lib/duration.js';
 import { newId } from '../../lib/ids.js';
 import { canonicalIp } from '../../pipeline/parser/ip.js';
+import { announceChange } from '../../pipeline/state/index.js';
 import { FEED_KINDS, feedSettings, feedUrlProblem, redactFeedSettings, sealFeedSettings, SETTINGS_SCHEMAS } from '../../threatintel/feeds.js';
 import { INDICATOR_TYPES, readValue, type ValueType } from '../../threatintel/indicator.js';
-import { announceLibraryChange } from '../../threatintel/matcher.js';
 import { bundleOf, refreshPublication } from '../../threatintel/publications.js';
 import { dryRun } from '../../threatintel/dry-run.js';
 import { queueSync } from '../../threatintel/schedule.js';
@@ -364,7 +364,7 @@ export const threatfeedRoutes = [
       if (!subscription) throw notFound('subscription');
       await deleteSubscription(deps.store, subscription);
       await deleteClaims(deps.store, auth.orgId, subscription.id, await claimsOfSubscription(deps.store, auth.orgId, subscription.id));
-      await announceLibraryChange(deps.state);
+      await announceChange(deps.state, 'threat-intel');
       return { message: `Unsubscribed from "${subscription.name}"`, data: null, audit: { before: presentSubscription(subscription), after: null } };
     },
   }),

@@ -1,4 +1,5 @@
-// Change notices: a writer (the API saving a lead rule, later settings)
+// Change notices: a writer (the API saving a lead rule, a threat feed sync
+// or unsubscription changing the indicator library, later settings)
 // announces that a kind of configuration changed; every process that caches
 // that configuration checks the notice before it next uses the cache and
 // reloads when it moved. This makes a change apply to everything that happens
@@ -6,7 +7,7 @@
 import { newId } from '../../lib/ids.js';
 import type { HotState } from './types.js';
 
-export type ChangeKind = 'lead-rules';
+export type ChangeKind = 'lead-rules' | 'threat-intel';
 
 function noticeKey(kind: ChangeKind): string {
   return `changed:${kind}`;
