@@ -4,7 +4,7 @@
 // with the same index that matches at ingest.
 import { toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams } from '../sql.js';
-import { PROMOTED_FIELDS } from './events.js';
+import { eventFieldValues } from './events.js';
 
 export interface RetroHuntSet {
   addresses: string[];
@@ -34,13 +34,8 @@ export interface StoredEvent {
   created_at: string;
 }
 
-/** A field's values as an array expression: its own column when promoted, else the map. */
-function column(field: string, params: SqlParams): string {
-  return PROMOTED_FIELDS[field] ?? `fields[${params.add(field, 'String')}]`;
-}
-
 function concat(fields: readonly string[], params: SqlParams): string {
-  return fields.length === 1 ? column(fields[0]!, params) : `arrayConcat(${fields.map((f) => column(f, params)).join(', ')})`;
+  return fields.length === 1 ? eventFieldValues(fields[0]!, params) : `arrayConcat(${fields.map((f) => eventFieldValues(f, params)).join(', ')})`;
 }
 
 /** Events of the last `days` days of one organization that may name an indicator of the set, oldest first, at most `limit`. */
