@@ -4,7 +4,7 @@
 // `cairn api`); a hot-state mark per subscription and interval lets one
 // process take each scheduled run. A job left running by a process that died
 // is marked failed; the next run resumes from its cursor.
-import { latestJob, saveJob, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
+import { latestJobs, saveJob, saveJobs, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
 import { listEnabledSubscriptions, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
 import { newJob, runJob, type IntelDeps } from './sync.js';
 import { runPeriodically } from '../lib/periodic.js';
@@ -16,7 +16,7 @@ const STALE_MS = 20 * 60_000;
 /** Queues a job per subscription and runs them in the background; resolves once they are queued. */
 export async function queueSync(deps: IntelDeps, subscriptions: StoredSubscription[], trigger: SyncJob['trigger']): Promise<SyncJob[]> {
   const jobs = subscriptions.map((s) => newJob(s, trigger));
-  for (const job of jobs) await saveJob(deps.store, job);
+  await saveJobs(deps.store, jobs);
   subscriptions.forEach((subscription, i) => void runJob(deps, subscription, jobs[i]!));
   return jobs;
 }
@@ -30,8 +30,11 @@ function isDue(subscription: StoredSubscription, last: SyncJob | null, now: numb
 /** Queues a run of every enabled subscription whose poll interval has passed (at `now`), and fails the jobs of processes that died. */
 export async function runDueSyncs(deps: IntelDeps, now = Date.now()): Promise<SyncJob[]> {
   const queued: SyncJob[] = [];
-  for (const subscription of await listEnabledSubscriptions(deps.store)) {
-    let last = await latestJob(deps.store, subscription.org_id, subscription.id);
+  const subscriptions = await listEnabledSubscriptions(deps.store);
+  // After the subscriptions, not beside them: a new subscription's first job is queued just after the subscription is saved.
+  const latest = await latestJobs(deps.store);
+  for (const subscription of subscriptions) {
+    let last = latest.get(subscription.id) ?? null;
     if (last && (last.status === 'running' || last.status === 'queued') && now - Date.parse(last.updated_at) > STALE_MS) {
       last = { ...last, status: 'failed', error: 'interrupted: the process running it stopped; the next run resumes from its last stored page', finished_at: new Date(now).toISOString(), updated_at: new Date(now).toISOString() };
       await saveJob(deps.store, last);

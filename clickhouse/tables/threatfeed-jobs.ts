@@ -76,10 +76,16 @@ const time = (iso: string | null) => (iso ? toClickHouseTime(iso) : null);
 
 /** Writes the job's current state as its newest version. */
 export async function saveJob(store: Store, job: SyncJob): Promise<void> {
+  await saveJobs(store, [job]);
+}
+
+/** Writes each job's current state as its newest version, in one insert. */
+export async function saveJobs(store: Store, jobs: SyncJob[]): Promise<void> {
+  if (jobs.length === 0) return;
   await store.insert({
     table: 'threatfeed_jobs',
     format: 'JSONEachRow',
-    values: [{ ...job, queued_at: time(job.queued_at), started_at: time(job.started_at), finished_at: time(job.finished_at), updated_at: time(job.updated_at), version: nextVersion() }],
+    values: jobs.map((job) => ({ ...job, queued_at: time(job.queued_at), started_at: time(job.started_at), finished_at: time(job.finished_at), updated_at: time(job.updated_at), version: nextVersion() })),
   });
 }
 
@@ -98,15 +104,10 @@ export async function listJobs(store: Store, orgId: string, filter: JobFilter): 
   return { jobs: rows.map(fromRow), total };
 }
 
-/** The subscription's most recent job (by queue time), or null. */
-export async function latestJob(store: Store, orgId: string, subscriptionId: string): Promise<SyncJob | null> {
-  const params = new SqlParams();
-  const rows = await queryRows(
-    store,
-    `SELECT ${COLUMNS} FROM threatfeed_jobs FINAL WHERE org_id = ${params.add(orgId, 'String')} AND subscription_id = ${params.add(subscriptionId, 'UUID')} ORDER BY queued_at DESC, id DESC LIMIT 1`,
-    params,
-  );
-  return rows[0] ? fromRow(rows[0]) : null;
+/** Each subscription's most recent job (by queue time), by subscription id (a UUID, unique across organizations): one query for the schedule. */
+export async function latestJobs(store: Store): Promise<Map<string, SyncJob>> {
+  const rows = await queryRows(store, `SELECT ${COLUMNS} FROM threatfeed_jobs FINAL ORDER BY queued_at DESC, id DESC LIMIT 1 BY org_id, subscription_id`, new SqlParams());
+  return new Map(rows.map(fromRow).map((job) => [job.subscription_id, job]));
 }
 
 /** Where the subscription's next run resumes: the cursor of its latest job that stored one. */
