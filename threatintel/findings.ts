@@ -40,6 +40,8 @@ export interface HitGroup {
   source: string;
   fields: string[];
   retrospective: boolean;
+  /** The hits it was made of, in the order given, each with its event time. */
+  hits: { hit: IntelHit; at: number }[];
 }
 
 function severityOf(score: number): Severity {
@@ -104,24 +106,27 @@ export function intelRecord(group: HitGroup, feedName: FeedNames, now: string): 
   return { observation, lead, leadRow: lead };
 }
 
-/** One sighting per hit (an artifact seen naming an indicator). */
-export function sightingsOf(hits: IntelHit[], retrospective: boolean): SightingRow[] {
-  return hits.map((hit) => ({
-    org_id: hit.event.org_id,
-    indicator_id: hit.entry.id,
-    artifact_id: hit.event.artifact_id,
-    seen_at: new Date(eventTime(hit.event)).toISOString(),
-    field: hit.field,
-    observation_id: groupId({ orgId: hit.event.org_id, indicatorId: hit.entry.id, windowStart: windowOf(eventTime(hit.event)), retrospective }),
-    retrospective,
-  }));
+/** One sighting per hit of the groups (an artifact seen naming an indicator), naming its group's observation. */
+export function sightingsOf(groups: HitGroup[]): SightingRow[] {
+  return groups.flatMap((group) => {
+    const observationId = groupId(group);
+    return group.hits.map(({ hit, at }) => ({
+      org_id: hit.event.org_id,
+      indicator_id: hit.entry.id,
+      artifact_id: hit.event.artifact_id,
+      seen_at: new Date(at).toISOString(),
+      field: hit.field,
+      observation_id: observationId,
+      retrospective: group.retrospective,
+    }));
+  });
 }
 
-export function windowOf(at: number): number {
+function windowOf(at: number): number {
   return Math.floor(at / SIGHTING_WINDOW_MS) * SIGHTING_WINDOW_MS;
 }
 
-/** Groups hits by indicator and window in memory (a retro-hunt sees all its hits at once). */
+/** Groups hits by indicator and window in memory (a retro-hunt sees all its hits at once; ingest a batch's), each group keeping its own hits. */
 export function groupHits(hits: IntelHit[], retrospective: boolean): HitGroup[] {
   const groups = new Map<string, HitGroup>();
   for (const hit of hits) {
@@ -145,9 +150,11 @@ export function groupHits(hits: IntelHit[], retrospective: boolean): HitGroup[] 
         source: hit.event.source,
         fields: [],
         retrospective,
+        hits: [],
       };
       groups.set(key, group);
     }
+    group.hits.push({ hit, at });
     group.count++;
     group.firstSeen = Math.min(group.firstSeen, at);
     group.lastSeen = Math.max(group.lastSeen, at);

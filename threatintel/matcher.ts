@@ -13,8 +13,7 @@ import { subscriptionNames } from '../clickhouse/tables/threatfeed-subscriptions
 import type { Logger } from '../lib/logger.js';
 import { currentNotice } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
-import { eventTime } from '../pipeline/event-time.js';
-import { groupHits, intelRecord, sightingsOf, windowOf, type HitGroup, type IntelRecord } from './findings.js';
+import { groupHits, intelRecord, sightingsOf, type HitGroup, type IntelRecord } from './findings.js';
 import type { EventMatching } from '../pipeline/stage.js';
 import { IntelIndex, type ClaimInput, type IntelHit } from './intel-index.js';
 import type { WorkerIntelHit } from './worker-matching.js';
@@ -133,10 +132,10 @@ export function intelMatcher(parts: { store: Store; state: HotState; logger: Log
  * of artifact and node ids), so the window's observation always names every
  * artifact seen so far, and a replayed event does not count twice.
  */
-async function accumulate(state: HotState, group: HitGroup, hits: { artifactId: string; at: number; nodeIds: string[] }[]): Promise<HitGroup> {
+async function accumulate(state: HotState, group: HitGroup): Promise<HitGroup> {
   const base = `intel:${group.orgId}:${group.indicatorId}:${group.windowStart}`;
   const ttl = 3 * 3_600_000;
-  await Promise.all(hits.flatMap((h) => [state.windowAdd(`${base}:artifacts`, h.artifactId, h.at, ttl), ...h.nodeIds.map((n) => state.windowAdd(`${base}:nodes`, n, h.at, ttl))]));
+  await Promise.all(group.hits.flatMap(({ hit, at }) => [state.windowAdd(`${base}:artifacts`, hit.event.artifact_id, at, ttl), ...hit.event.entities.map((e) => state.windowAdd(`${base}:nodes`, e.id, at, ttl))]));
   const [stats, artifactIds, nodeIds] = await Promise.all([
     state.windowStats(`${base}:artifacts`),
     state.windowMembers(`${base}:artifacts`, -Infinity, Infinity),
@@ -184,14 +183,9 @@ async function recordsOf(parts: MatcherParts, hits: IntelHit[]): Promise<IntelRe
   if (hits.length === 0) return [];
   const matcher = intelMatcher(parts);
   const now = new Date().toISOString();
-  const records: IntelRecord[] = [];
-  for (const group of groupHits(hits, false)) {
-    const mine = hits
-      .map((h) => ({ hit: h, at: eventTime(h.event) }))
-      .filter(({ hit, at }) => hit.entry.id === group.indicatorId && hit.event.org_id === group.orgId && windowOf(at) === group.windowStart)
-      .map(({ hit, at }) => ({ artifactId: hit.event.artifact_id, at, nodeIds: hit.event.entities.map((e) => e.id) }));
-    records.push(intelRecord(await accumulate(parts.state, group, mine), matcher.feedName, now));
-  }
-  await saveSightings(parts.store, sightingsOf(hits, false));
+  const groups = groupHits(hits, false);
+  // Each group is its own window in hot state: they accumulate side by side.
+  const records = await Promise.all(groups.map(async (group) => intelRecord(await accumulate(parts.state, group), matcher.feedName, now)));
+  await saveSightings(parts.store, sightingsOf(groups));
   return records;
 }

@@ -83,10 +83,11 @@ export async function retroHunt(run: RetroHuntRun): Promise<RetroHuntResult> {
     result.sightings += hits.length;
     if (!run.write || hits.length === 0) continue;
     const now = new Date().toISOString();
-    const records = groupHits(hits, true).map((g) => intelRecord(g, run.feedName, now));
+    const groups = groupHits(hits, true);
+    const records = groups.map((g) => intelRecord(g, run.feedName, now));
     await saveObservations(run.store, records.map((r) => r.observation));
     await saveLeads(run.store, records.map((r) => r.leadRow));
-    await saveSightings(run.store, sightingsOf(hits, true));
+    await saveSightings(run.store, sightingsOf(groups));
     await publish(run.bus, leads, records.map((r) => r.lead));
   }
   result.events = seenEvents.size;
