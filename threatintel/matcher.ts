@@ -14,6 +14,7 @@ import type { Logger } from '../lib/logger.js';
 import { currentNotice } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { groupHits, intelRecord, sightingsOf, type HitGroup, type IntelRecord } from './findings.js';
+import { addToWindow, windowIds } from '../pipeline/leads/evaluate.js';
 import type { EventMatching } from '../pipeline/stage.js';
 import { IntelIndex, type ClaimInput, type IntelHit } from './intel-index.js';
 import type { WorkerIntelHit } from './worker-matching.js';
@@ -135,14 +136,15 @@ export function intelMatcher(parts: { store: Store; state: HotState; logger: Log
 async function accumulate(state: HotState, group: HitGroup): Promise<HitGroup> {
   const base = `intel:${group.orgId}:${group.indicatorId}:${group.windowStart}`;
   const ttl = 3 * 3_600_000;
-  await Promise.all(group.hits.flatMap(({ hit, at }) => [state.windowAdd(`${base}:artifacts`, hit.event.artifact_id, at, ttl), ...hit.event.entities.map((e) => state.windowAdd(`${base}:nodes`, e.id, at, ttl))]));
-  const [stats, artifactIds, nodeIds] = await Promise.all([
-    state.windowStats(`${base}:artifacts`),
-    state.windowMembers(`${base}:artifacts`, -Infinity, Infinity),
-    state.windowMembers(`${base}:nodes`, -Infinity, Infinity),
-  ]);
+  await addToWindow(
+    state,
+    base,
+    ttl,
+    group.hits.map(({ hit, at }) => ({ artifactId: hit.event.artifact_id, at, nodeIds: hit.event.entities.map((e) => e.id) })),
+  );
+  const [stats, { artifactIds, nodeIds }] = await Promise.all([state.windowStats(`${base}:artifacts`), windowIds(state, base)]);
   if (!stats) return group;
-  return { ...group, count: stats.count, firstSeen: stats.first, lastSeen: stats.last, artifactIds: artifactIds.slice(0, 1000), nodeIds: nodeIds.slice(0, 200) };
+  return { ...group, count: stats.count, firstSeen: stats.first, lastSeen: stats.last, artifactIds, nodeIds };
 }
 
 type MatcherParts = { store: Store; state: HotState; logger: Logger };

@@ -97,6 +97,36 @@ function singleFiring({ rule, event, at }: Match): Firing {
   };
 }
 
+/** What one event adds to a window in hot state: its artifact, its nodes and, for a rule counting keys, its keys. */
+export interface WindowEntry {
+  artifactId: string;
+  at: number;
+  nodeIds: string[];
+  keys?: string[];
+}
+
+/**
+ * Adds events to the window at `base` in hot state: idempotent sets of their
+ * artifacts, nodes and keys (`base:artifacts`, `:nodes`, `:keys`) kept `ttl`
+ * ms, so a replayed event does not count twice. Lead rules and threat intel
+ * hits (threatintel/matcher.ts) count their windows this way.
+ */
+export async function addToWindow(state: HotState, base: string, ttl: number, entries: WindowEntry[]): Promise<void> {
+  await Promise.all(
+    entries.flatMap(({ artifactId, at, nodeIds, keys = [] }) => [
+      state.windowAdd(`${base}:artifacts`, artifactId, at, ttl),
+      ...nodeIds.map((id) => state.windowAdd(`${base}:nodes`, id, at, ttl)),
+      ...keys.map((k) => state.windowAdd(`${base}:keys`, k, at, ttl)),
+    ]),
+  );
+}
+
+/** The artifact and node ids of the window at `base`, as many as a firing keeps. */
+export async function windowIds(state: HotState, base: string): Promise<{ artifactIds: string[]; nodeIds: string[] }> {
+  const [artifactIds, nodeIds] = await Promise.all([state.windowMembers(`${base}:artifacts`, -Infinity, Infinity), state.windowMembers(`${base}:nodes`, -Infinity, Infinity)]);
+  return { artifactIds: artifactIds.slice(0, MAX_FIRING_ARTIFACTS), nodeIds: nodeIds.slice(0, MAX_FIRING_NODES) };
+}
+
 /** The firings that matches make, counting windows in hot state. */
 export async function evaluateMatches(matches: Match[], state: HotState): Promise<Evaluation> {
   const firings: Firing[] = [];
@@ -121,19 +151,18 @@ export async function evaluateMatches(matches: Match[], state: HotState): Promis
     const base = `leads:${key}`;
     // Kept a while past the window, so late events of it still count (and backfills of old windows work).
     const ttl = Math.max(2 * rule.windowMs!, 3_600_000);
-    await Promise.all(
-      matches.flatMap(({ event, at, keys }) => [
-        state.windowAdd(`${base}:artifacts`, event.artifact_id, at, ttl),
-        ...event.entities.map((e) => state.windowAdd(`${base}:nodes`, e.id, at, ttl)),
-        ...keys.map((k) => state.windowAdd(`${base}:keys`, k, at, ttl)),
-      ]),
+    await addToWindow(
+      state,
+      base,
+      ttl,
+      matches.map(({ event, at, keys }) => ({ artifactId: event.artifact_id, at, nodeIds: event.entities.map((e) => e.id), keys })),
     );
     const stats = await state.windowStats(`${base}:artifacts`);
     // A rule counting keys (distinct values, sequence parts) fires on their number; the others on events.
     const counted = rule.countKeys ? await state.windowStats(`${base}:keys`) : stats;
     if (!stats || !counted || counted.count < rule.threshold!) continue;
     if ((await state.get(`${base}:emitted`)) === String(stats.count)) continue;
-    const [artifactIds, nodeIds] = await Promise.all([state.windowMembers(`${base}:artifacts`, -Infinity, Infinity), state.windowMembers(`${base}:nodes`, -Infinity, Infinity)]);
+    const { artifactIds, nodeIds } = await windowIds(state, base);
     firings.push({
       rule: rule.rule,
       id: stableId('observation', rule.rule.id, group, String(windowStart)),
@@ -141,8 +170,8 @@ export async function evaluateMatches(matches: Match[], state: HotState): Promis
       windowStart,
       count: stats.count,
       distinct: rule.countKeys ? counted.count : null,
-      artifactIds: artifactIds.slice(0, MAX_FIRING_ARTIFACTS),
-      nodeIds: nodeIds.slice(0, MAX_FIRING_NODES),
+      artifactIds,
+      nodeIds,
       firstSeen: stats.first,
       lastSeen: stats.last,
       sample: matches[0]!.event,
