@@ -5,11 +5,11 @@
 // (deterministic ids, so replays rewrite them); a retro-hunt's hits get their
 // own ids and say they are retrospective, with the events' own times.
 import type { Observation } from '../clickhouse/tables/observations.js';
-import type { LeadRow } from '../clickhouse/tables/leads.js';
 import type { SightingRow } from '../clickhouse/tables/threatfeed-indicators.js';
 import type { Severity } from '../clickhouse/severity.js';
 import { stableId } from '../lib/ids.js';
 import { eventTime } from '../pipeline/event-time.js';
+import type { FindingRecord } from '../pipeline/stage.js';
 import type { Lead } from '../topics/index.js';
 import type { IntelHit, LiveClaim } from './intel-index.js';
 
@@ -17,12 +17,6 @@ import type { IntelHit, LiveClaim } from './intel-index.js';
 export const SIGHTING_WINDOW_MS = 3_600_000;
 const MAX_ARTIFACTS = 1000;
 const MAX_NODES = 200;
-
-export interface IntelRecord {
-  observation: Observation;
-  leadRow: LeadRow;
-  lead: Lead;
-}
 
 /** Hits of one indicator in one window, with everything they saw. */
 export interface HitGroup {
@@ -56,7 +50,7 @@ export function groupId(group: Pick<HitGroup, 'orgId' | 'indicatorId' | 'windowS
 }
 
 /** The observation, lead rows and message of a group of hits. */
-export function intelRecord(group: HitGroup, feedName: FeedNames, now: string): IntelRecord {
+export function intelRecord(group: HitGroup, feedName: FeedNames, now: string): FindingRecord {
   const id = groupId(group);
   const best = group.claims.reduce((a, b) => (b.score > a.score ? b : a));
   const confidence = Math.max(...group.claims.map((c) => c.confidence));

@@ -13,9 +13,9 @@ import { subscriptionNames } from '../clickhouse/tables/threatfeed-subscriptions
 import type { Logger } from '../lib/logger.js';
 import { currentNotice } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
-import { groupHits, intelRecord, sightingsOf, type HitGroup, type IntelRecord } from './findings.js';
+import { groupHits, intelRecord, sightingsOf, type HitGroup } from './findings.js';
 import { addToWindow, windowIds } from '../pipeline/leads/evaluate.js';
-import type { EventMatching } from '../pipeline/stage.js';
+import type { EventMatching, FindingRecord } from '../pipeline/stage.js';
 import { IntelIndex, type ClaimInput, type IntelHit } from './intel-index.js';
 import type { WorkerIntelHit } from './worker-matching.js';
 
@@ -181,7 +181,7 @@ export function intelMatching(parts: MatcherParts): EventMatching {
  * are written here; the caller writes the records with the lead rules' and
  * publishes the leads.
  */
-async function recordsOf(parts: MatcherParts, hits: IntelHit[]): Promise<IntelRecord[]> {
+async function recordsOf(parts: MatcherParts, hits: IntelHit[]): Promise<FindingRecord[]> {
   if (hits.length === 0) return [];
   const matcher = intelMatcher(parts);
   const now = new Date().toISOString();

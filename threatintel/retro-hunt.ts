@@ -5,14 +5,12 @@
 // `intel` observations marked retrospective, with the events' own times, and
 // leads for the correlator. A dry run only counts.
 import type { Store } from '../clickhouse/client.js';
-import { saveLeads } from '../clickhouse/tables/leads.js';
-import { saveObservations } from '../clickhouse/tables/observations.js';
 import { saveSightings } from '../clickhouse/tables/threatfeed-indicators.js';
 import { retroHuntEvents, type RetroHuntSet, type StoredEvent } from '../clickhouse/tables/threatfeed-retro-hunt.js';
-import { publish } from '../pipeline/bus/consume.js';
 import type { Bus } from '../pipeline/bus/types.js';
 import { extractGraph } from '../pipeline/enricher/extract.js';
-import { leads, type EnrichedEvent } from '../topics/index.js';
+import { writeFindings } from '../pipeline/leads/consumer.js';
+import type { EnrichedEvent } from '../topics/index.js';
 import { INTEL_FIELDS } from './fields.js';
 import { groupHits, intelRecord, sightingsOf, type FeedNames } from './findings.js';
 import { IntelIndex, type ClaimInput } from './intel-index.js';
@@ -84,11 +82,9 @@ export async function retroHunt(run: RetroHuntRun): Promise<RetroHuntResult> {
     if (!run.write || hits.length === 0) continue;
     const now = new Date().toISOString();
     const groups = groupHits(hits, true);
-    const records = groups.map((g) => intelRecord(g, run.feedName, now));
-    await saveObservations(run.store, records.map((r) => r.observation));
-    await saveLeads(run.store, records.map((r) => r.leadRow));
+    // Sightings first, as at ingest (threatintel/matcher.ts recordsOf, then the rule stage writes the records).
     await saveSightings(run.store, sightingsOf(groups));
-    await publish(run.bus, leads, records.map((r) => r.lead));
+    await writeFindings(run, groups.map((g) => intelRecord(g, run.feedName, now)));
   }
   result.events = seenEvents.size;
   return result;

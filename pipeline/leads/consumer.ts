@@ -59,9 +59,13 @@ export async function raiseMatches(ctx: StageContext, matches: Match[], found: F
   const firings = evaluation?.firings ?? [];
   if (firings.length === 0 && found.length === 0) return;
   const now = new Date().toISOString();
-  const records = [...firings.map((f) => firingRecords(f, now)), ...found];
-  await saveObservations(ctx.store, records.map((r) => r.observation));
-  await saveLeads(ctx.store, records.map((r) => r.leadRow));
-  await publish(ctx.bus, leads, records.map((r) => r.lead));
+  await writeFindings(ctx, [...firings.map((f) => firingRecords(f, now)), ...found]);
   await evaluation?.markEmitted();
+}
+
+/** Writes findings (firings, intel hits at ingest or a retro-hunt's): their observations, then lead rows, then the `leads` messages for the correlator. */
+export async function writeFindings(parts: Pick<StageContext, 'store' | 'bus'>, records: FindingRecord[]): Promise<void> {
+  await saveObservations(parts.store, records.map((r) => r.observation));
+  await saveLeads(parts.store, records.map((r) => r.leadRow));
+  await publish(parts.bus, leads, records.map((r) => r.lead));
 }

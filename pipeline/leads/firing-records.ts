@@ -1,8 +1,8 @@
 // What a firing is written as: an observation (with a description an analyst
 // can read), a lead row, and a lead message for the correlator.
 import type { Observation } from '../../clickhouse/tables/observations.js';
-import type { LeadRow } from '../../clickhouse/tables/leads.js';
 import type { EnrichedEvent, Lead } from '../../topics/index.js';
+import type { FindingRecord } from '../stage.js';
 import type { Firing } from './evaluate.js';
 
 /** Observation types by ECS event category, most specific first. */
@@ -44,17 +44,11 @@ export function describeFiring(firing: Firing): string {
   return `${name}: ${firing.count} matching events${group} ${window} (threshold ${rule.conditions.threshold})`;
 }
 
-export interface FiringRecords {
-  observation: Observation;
-  leadRow: LeadRow;
-  lead: Lead;
-}
-
 /**
  * Records for a firing. created_at is the time of the firing's first event,
  * so that a replay or a later update writes the same value.
  */
-export function firingRecords(firing: Firing, now: string): FiringRecords {
+export function firingRecords(firing: Firing, now: string): FindingRecord {
   const { rule } = firing;
   const type = observationType(firing.sample);
   const firstSeen = iso(firing.firstSeen);
