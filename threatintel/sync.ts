@@ -21,7 +21,7 @@ import { announceChange } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { feedSettings, openFeedSettings } from './feeds.js';
 import { indicatorId } from './indicator.js';
-import { intelMatcher, rowClaimInput } from './matcher.js';
+import { rowClaimInput } from './matcher.js';
 import { retroHunt } from './retro-hunt.js';
 import { FeedError, readFeed, type FeedClaim, type FeedRead } from './sources/index.js';
 
@@ -224,14 +224,14 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
     }
     await announceChange(deps.state, 'threat-intel');
     const expired = await countExpired(deps.store, subscription.org_id, subscription.id, resume.since ?? new Date(0).toISOString());
-    const matcher = intelMatcher(deps);
     const hunt = await retroHunt({
       store: deps.store,
       bus: deps.bus,
       orgId: subscription.org_id,
       days: deps.config.threatIntel.retroHuntDays,
       claims: outcome.changed.filter((c) => c.matchable).map(rowClaimInput),
-      feedName: (id) => (id === subscription.id ? subscription.name : matcher.feedName(id)),
+      // Every claim hunted is this subscription's.
+      feedName: () => subscription.name,
       write: true,
     });
     await save({ ...outcome.counts, cursor: outcome.cursor, expired, retro_sightings: hunt.sightings, status: 'succeeded', finished_at: new Date().toISOString() });
