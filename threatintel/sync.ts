@@ -176,6 +176,17 @@ export async function readIntoLibrary(deps: IntelDeps, subscription: StoredSubsc
   return outcome;
 }
 
+/**
+ * The library's side of unsubscribing, once the subscription is deleted: its
+ * claims leave the library (indicators other feeds also give stay), and the
+ * matchers are told. Both the unsubscribe route and a sync that finds its
+ * subscription deleted call it.
+ */
+export async function withdrawSubscription(deps: Pick<IntelDeps, 'store' | 'state'>, subscription: Pick<StoredSubscription, 'org_id' | 'id'>): Promise<void> {
+  await deleteClaims(deps.store, subscription.org_id, subscription.id, await claimsOfSubscription(deps.store, subscription.org_id, subscription.id));
+  await announceChange(deps.state, 'threat-intel');
+}
+
 /** The reason a job failed, as users may read it: feed and network errors in full, anything else in short. */
 function failureText(err: unknown): string {
   if (err instanceof FeedError || err instanceof OutboundError) return err.message;
@@ -218,8 +229,7 @@ export async function runJob(deps: IntelDeps, subscription: StoredSubscription, 
     });
     if (!(await getSubscription(deps.store, subscription.org_id, subscription.id))) {
       // Unsubscribed while this run read the feed: what it stored goes too.
-      await deleteClaims(deps.store, subscription.org_id, subscription.id, await claimsOfSubscription(deps.store, subscription.org_id, subscription.id));
-      await announceChange(deps.state, 'threat-intel');
+      await withdrawSubscription(deps, subscription);
       throw new FeedError('the subscription was deleted during the sync; its indicators were removed');
     }
     await announceChange(deps.state, 'threat-intel');

@@ -5,14 +5,13 @@
 // answers. A feed that cannot be reached fails its job; it is never an
 // error of these routes.
 import { z } from 'zod';
-import { deleteClaims, claimsOfSubscription, LIBRARY_STATUSES, listLibrary, recentSightings, type LibraryFilter, type LibraryRow } from '../../clickhouse/tables/threatfeed-indicators.js';
+import { LIBRARY_STATUSES, listLibrary, recentSightings, type LibraryFilter, type LibraryRow } from '../../clickhouse/tables/threatfeed-indicators.js';
 import { JOB_STATUSES, listJobs, type SyncJob } from '../../clickhouse/tables/threatfeed-jobs.js';
 import { getPublication, listPublications, objectCounts, savePublication, type StoredPublication } from '../../clickhouse/tables/threatfeed-publications.js';
 import { deleteSubscription, getSubscription, listSubscriptions, saveSubscription, subscriptionsOf, type StoredSubscription } from '../../clickhouse/tables/threatfeed-subscriptions.js';
 import { DURATION_PATTERN, formatDuration, parseDuration } from '../../lib/duration.js';
 import { newId } from '../../lib/ids.js';
 import { canonicalIp } from '../../pipeline/parser/ip.js';
-import { announceChange } from '../../pipeline/state/index.js';
 import { FEED_KINDS, feedSettings, feedUrlProblem, redactFeedSettings, sealFeedSettings, SETTINGS_SCHEMAS } from '../../threatintel/feeds.js';
 import { INDICATOR_TYPES, readValue, type ValueType } from '../../threatintel/indicator.js';
 import { bundleOf, refreshPublication } from '../../threatintel/publications.js';
@@ -20,7 +19,7 @@ import { dryRun } from '../../threatintel/dry-run.js';
 import { queueSync } from '../../threatintel/schedule.js';
 import { STIX_MEDIA_TYPE } from '../../threatintel/stix.js';
 import { API_ROOT_NAME, TAXII_ROOT_PATH } from '../../threatintel/taxii-server.js';
-import type { IntelDeps } from '../../threatintel/sync.js';
+import { withdrawSubscription, type IntelDeps } from '../../threatintel/sync.js';
 import type { ApiDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
@@ -363,8 +362,7 @@ export const threatfeedRoutes = [
       const subscription = await getSubscription(deps.store, auth.orgId, params.id);
       if (!subscription) throw notFound('subscription');
       await deleteSubscription(deps.store, subscription);
-      await deleteClaims(deps.store, auth.orgId, subscription.id, await claimsOfSubscription(deps.store, auth.orgId, subscription.id));
-      await announceChange(deps.state, 'threat-intel');
+      await withdrawSubscription(deps, subscription);
       return { message: `Unsubscribed from "${subscription.name}"`, data: null, audit: { before: presentSubscription(subscription), after: null } };
     },
   }),
