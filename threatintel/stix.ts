@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { readStixPattern } from './stix-pattern.js';
 import type { IndicatorValue, ValueType } from './indicator.js';
-import type { FeedClaim } from './sources/types.js';
+import type { FeedClaim, FeedPage } from './sources/types.js';
 import { stableId } from '../lib/ids.js';
 
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1';
@@ -28,12 +28,12 @@ const StixIndicator = z.object({
   name: z.string().optional(),
 });
 
-export type StixReading = { kind: 'claims'; claims: FeedClaim[] } | { kind: 'revoked'; ref: string } | { kind: 'rejected'; ref: string; reason: string } | { kind: 'ignored' };
+type StixReading = { kind: 'claims'; claims: FeedClaim[] } | { kind: 'revoked'; ref: string } | { kind: 'rejected'; ref: string; reason: string } | { kind: 'ignored' };
 
 const PATTERN_LIMIT = 2000;
 
 /** One STIX object: an indicator's claims, its revocation, or why it was refused; other object types are ignored. */
-export function readStixObject(object: unknown): StixReading {
+function readStixObject(object: unknown): StixReading {
   const type = (object as { type?: unknown } | null)?.type;
   if (type !== 'indicator') return { kind: 'ignored' };
   const ref = String((object as { id?: unknown }).id ?? '(no id)').slice(0, 200);
@@ -55,6 +55,18 @@ export function readStixObject(object: unknown): StixReading {
   const reading = readStixPattern(indicator.pattern);
   if (!reading.matchable) return { kind: 'claims', claims: [{ ...common, type: 'stix-pattern', value: indicator.pattern.slice(0, PATTERN_LIMIT), matchable: false, note: reading.reason }] };
   return { kind: 'claims', claims: reading.values.map((v) => ({ ...common, type: v.type, value: v.value, matchable: true, note: '' })) };
+}
+
+/** STIX objects (a bundle's, a TAXII envelope's) as a feed page: every indicator's claims, revocations and refusals. */
+export function readStixObjects(objects: unknown[]): FeedPage {
+  const page: FeedPage = { fetched: objects.length, claims: [], withdrawn: [], rejected: [] };
+  for (const object of objects) {
+    const reading = readStixObject(object);
+    if (reading.kind === 'claims') page.claims.push(...reading.claims);
+    else if (reading.kind === 'revoked') page.withdrawn.push(reading.ref);
+    else if (reading.kind === 'rejected') page.rejected.push({ ref: reading.ref, reason: reading.reason });
+  }
+  return page;
 }
 
 const PATTERN_PATHS: Record<ValueType, string> = {

@@ -2,7 +2,7 @@
 // indicator the bundle no longer holds is withdrawn.
 import { z } from 'zod';
 import { describeUrl } from '../feeds.js';
-import { readStixObject, STIX_MEDIA_TYPE } from '../stix.js';
+import { readStixObjects, STIX_MEDIA_TYPE } from '../stix.js';
 import { fetchJson } from './fetch.js';
 import { FeedError, type FeedPage, type FeedRead, type FeedRequest } from './types.js';
 
@@ -13,14 +13,7 @@ export function readStixBundle(request: FeedRequest): FeedRead {
     const { json } = await fetchJson(request.client, request.url, request.feed.settings, `${STIX_MEDIA_TYPE}, application/json`);
     const bundle = Bundle.safeParse(json);
     if (!bundle.success) throw new FeedError(`${describeUrl(request.url)} is not a STIX bundle (type "bundle" with objects)`);
-    const page: FeedPage = { fetched: bundle.data.objects.length, claims: [], withdrawn: [], rejected: [] };
-    for (const object of bundle.data.objects) {
-      const reading = readStixObject(object);
-      if (reading.kind === 'claims') page.claims.push(...reading.claims);
-      else if (reading.kind === 'revoked') page.withdrawn.push(reading.ref);
-      else if (reading.kind === 'rejected') page.rejected.push({ ref: reading.ref, reason: reading.reason });
-    }
-    yield page;
+    yield readStixObjects(bundle.data.objects);
   }
   return { pages: pages(), snapshot: true };
 }

@@ -5,7 +5,7 @@
 // page resumes after it.
 import { z } from 'zod';
 import { describeUrl } from '../feeds.js';
-import { readStixObject, TAXII_MEDIA_TYPE } from '../stix.js';
+import { readStixObjects, TAXII_MEDIA_TYPE } from '../stix.js';
 import { fetchJson } from './fetch.js';
 import { FeedError, type FeedPage, type FeedRead, type FeedRequest } from './types.js';
 
@@ -37,13 +37,7 @@ export function readTaxii(request: FeedRequest): FeedRead {
       const { json, response } = await fetchJson(request.client, url.toString(), settings, TAXII_MEDIA_TYPE);
       const envelope = Envelope.safeParse(json);
       if (!envelope.success) throw new FeedError(`${describeUrl(url.toString())} did not answer a TAXII envelope`);
-      const result: FeedPage = { fetched: envelope.data.objects.length, claims: [], withdrawn: [], rejected: [] };
-      for (const object of envelope.data.objects) {
-        const reading = readStixObject(object);
-        if (reading.kind === 'claims') result.claims.push(...reading.claims);
-        else if (reading.kind === 'revoked') result.withdrawn.push(reading.ref);
-        else if (reading.kind === 'rejected') result.rejected.push({ ref: reading.ref, reason: reading.reason });
-      }
+      const result = readStixObjects(envelope.data.objects);
       const last = response.headers['x-taxii-date-added-last'];
       const lastAdded = Array.isArray(last) ? last[0] : last;
       if (lastAdded && !Number.isNaN(Date.parse(lastAdded))) result.cursor = lastAdded;
