@@ -12,6 +12,8 @@ import type { Store } from '../clickhouse/client.js';
 import { claimsOfSubscription, countExpired, deleteClaims, saveClaims, type ClaimRow, type ExistingClaim } from '../clickhouse/tables/threatfeed-indicators.js';
 import { resumeCursor, saveJob, type SyncJob } from '../clickhouse/tables/threatfeed-jobs.js';
 import { getSubscription, type StoredSubscription } from '../clickhouse/tables/threatfeed-subscriptions.js';
+import { sleep } from '../lib/backoff.js';
+import { errorMessage } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { OutboundError, type OutboundClient } from '../lib/outbound/client.js';
@@ -190,7 +192,7 @@ export async function withdrawSubscription(deps: Pick<IntelDeps, 'store' | 'stat
 /** The reason a job failed, as users may read it: feed and network errors in full, anything else in short. */
 function failureText(err: unknown): string {
   if (err instanceof FeedError || err instanceof OutboundError) return err.message;
-  return `internal error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+  return `internal error: ${errorMessage(err)}`.slice(0, 500);
 }
 
 const lockKey = (subscriptionId: string) => `threatintel:sync-lock:${subscriptionId}`;
@@ -199,7 +201,7 @@ async function acquire(state: HotState, subscriptionId: string, jobId: string): 
   const deadline = Date.now() + LOCK_MS;
   while (Date.now() < deadline) {
     if (await state.setIfAbsent(lockKey(subscriptionId), jobId, LOCK_MS)) return true;
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
   return false;
 }
