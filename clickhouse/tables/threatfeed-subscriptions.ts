@@ -82,11 +82,10 @@ export async function listSubscriptions(store: Store, orgId: string, page: Page)
   return { subscriptions: rows.map(fromRow), total };
 }
 
-/** Subscriptions of an organization by id (names for library entries); every one when ids is omitted. */
-export async function subscriptionsOf(store: Store, orgId: string, ids?: string[]): Promise<StoredSubscription[]> {
+/** Every subscription of an organization, oldest first (names for library entries, a sync of them all). */
+export async function subscriptionsOf(store: Store, orgId: string): Promise<StoredSubscription[]> {
   const params = new SqlParams();
-  const filter = ids ? ` AND id IN ${params.add(ids, 'Array(UUID)')}` : '';
-  return (await queryRows(store, `SELECT ${COLUMNS} FROM threatfeed_subscriptions FINAL WHERE org_id = ${params.add(orgId, 'String')}${filter} ORDER BY created_at, id`, params)).map(fromRow);
+  return (await queryRows(store, `SELECT ${COLUMNS} FROM threatfeed_subscriptions FINAL WHERE org_id = ${params.add(orgId, 'String')} ORDER BY created_at, id`, params)).map(fromRow);
 }
 
 /** Every enabled subscription of every organization, for the sync schedule. */
