@@ -175,10 +175,13 @@ class OrgIndex {
     return undefined;
   }
 
-  /** The domain or its nearest listed parent (a.b.evil.example, then b.evil.example, then evil.example). */
-  lookupDomain(text: string): IndexedEntry | undefined {
-    let domain = text.endsWith('.') ? text.slice(0, -1) : text;
-    if (/[A-Z]/.test(domain)) domain = domain.toLowerCase();
+  /**
+   * The domain or its nearest listed parent (a.b.evil.example, then
+   * b.evil.example, then evil.example). Domains come only from the event's
+   * entities, which the enricher's canonicalEntity wrote lower-case without a
+   * trailing dot, at ingest and in the retro-hunt alike.
+   */
+  lookupDomain(domain: string): IndexedEntry | undefined {
     const domains = this.exact.domain;
     for (let at = 0; at >= 0 && at < domain.length; ) {
       const found = domains.get(at === 0 ? domain : domain.slice(at));
