@@ -14,6 +14,7 @@ import {
   truePositiveIndicators,
   type PublishedObject,
   type StoredPublication,
+  type TruePositiveIndicator,
 } from '../clickhouse/tables/threatfeed-publications.js';
 import { stableId } from '../lib/ids.js';
 import { readValue, type IndicatorValue } from './indicator.js';
@@ -38,14 +39,14 @@ function stixIdOf(publication: StoredPublication, value: IndicatorValue): string
   return `indicator--${stableId('stix-indicator', publication.org_id, publication.id, value.type, value.value)}`;
 }
 
-async function wantedIndicators(store: Store, scopes: GraphScopes, publication: StoredPublication): Promise<Map<string, Wanted>> {
+async function wantedIndicators(store: Store, scopes: GraphScopes, publication: StoredPublication, truePositives: TruePositiveIndicator[] | undefined): Promise<Map<string, Wanted>> {
   const wanted = new Map<string, Wanted>();
   for (const item of publication.indicators) {
     const value = readValue(item.value, item.type as IndicatorValue['type']);
     if (value) wanted.set(stixIdOf(publication, value), { ...value, origin: 'manual', description: `Chosen by hand for publication "${publication.name}"` });
   }
   if (publication.include_true_positives) {
-    for (const node of await truePositiveIndicators(store, publication.org_id, scopes)) {
+    for (const node of truePositives ?? (await truePositiveIndicators(store, publication.org_id, scopes))) {
       const value = readValue(node.value, node.type === 'domain' ? 'domain' : undefined);
       if (!value || (node.type === 'IP' && !isPublishableAddress(value.value))) continue;
       const id = stixIdOf(publication, value);
@@ -57,10 +58,15 @@ async function wantedIndicators(store: Store, scopes: GraphScopes, publication: 
 
 const EVERYTHING = 1_000_000;
 
-/** Brings the publication's objects up to date; returns every object it holds now (revoked ones included). */
-export async function refreshPublication(store: Store, scopes: GraphScopes, publication: StoredPublication): Promise<PublishedObject[]> {
+/**
+ * Brings the publication's objects up to date; returns every object it holds
+ * now (revoked ones included). `truePositives`: the organization's
+ * (truePositiveIndicators), when the caller refreshes several publications;
+ * read here when omitted and the publication includes them.
+ */
+export async function refreshPublication(store: Store, scopes: GraphScopes, publication: StoredPublication, truePositives?: TruePositiveIndicator[]): Promise<PublishedObject[]> {
   const held = new Map((await publishedObjects(store, publication.org_id, publication.id, { limit: EVERYTHING })).map((o) => [o.stix_id, o]));
-  const wanted = await wantedIndicators(store, scopes, publication);
+  const wanted = await wantedIndicators(store, scopes, publication, truePositives);
   const now = new Date().toISOString();
   const writes: PublishedObject[] = [];
   const identity = identityId(publication.org_id);

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { LIBRARY_STATUSES, listLibrary, recentSightings, type LibraryFilter, type LibraryRow } from '../../clickhouse/tables/threatfeed-indicators.js';
 import { JOB_STATUSES, listJobs, type SyncJob } from '../../clickhouse/tables/threatfeed-jobs.js';
-import { getPublication, listPublications, objectCounts, savePublication, type StoredPublication } from '../../clickhouse/tables/threatfeed-publications.js';
+import { getPublication, listPublications, objectCounts, savePublication, truePositiveIndicators, type StoredPublication } from '../../clickhouse/tables/threatfeed-publications.js';
 import { deleteSubscription, getSubscription, listSubscriptions, saveSubscription, subscriptionsOf, type StoredSubscription } from '../../clickhouse/tables/threatfeed-subscriptions.js';
 import { DURATION_PATTERN, formatDuration, parseDuration } from '../../lib/duration.js';
 import { newId } from '../../lib/ids.js';
@@ -442,7 +442,9 @@ export const threatfeedRoutes = [
     response: listData('publications', PublicationSchema),
     async handler({ query, auth, deps }) {
       const { publications, total } = await listPublications(deps.store, auth.orgId, query);
-      for (const publication of publications) await refreshPublication(deps.store, deps.config.graph, publication);
+      // The organization's true positives, read once for every publication that includes them.
+      const truePositives = publications.some((p) => p.include_true_positives) ? await truePositiveIndicators(deps.store, auth.orgId, deps.config.graph) : [];
+      for (const publication of publications) await refreshPublication(deps.store, deps.config.graph, publication, truePositives);
       const counts = await objectCounts(deps.store, auth.orgId, publications.map((p) => p.id));
       return { message: `${total} publication(s)`, data: { publications: publications.map((p) => presentPublication(deps, p, counts.get(p.id) ?? 0)), total, limit: query.limit, offset: query.offset } };
     },

@@ -150,12 +150,19 @@ export async function objectCounts(store: Store, orgId: string, publicationIds: 
   return new Map(rows.map((r) => [r.pid, Number(r.n)]));
 }
 
+/** An address or domain of an incident classified true positive, with that incident. */
+export interface TruePositiveIndicator {
+  type: string;
+  value: string;
+  incident_id: string;
+}
+
 /**
  * Addresses and domains of incidents classified true positive (status 3
  * Resolved or 5 Disrupted), leaving out what is internal, managed or trusted:
  * the attacked side of an incident is never published.
  */
-export async function truePositiveIndicators(store: Store, orgId: string, scopes: GraphScopes): Promise<{ type: string; value: string; incident_id: string }[]> {
+export async function truePositiveIndicators(store: Store, orgId: string, scopes: GraphScopes): Promise<TruePositiveIndicator[]> {
   const params = new SqlParams();
   const org = params.add(orgId, 'String');
   const incidents = (await queryRows(
