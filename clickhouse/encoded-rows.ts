@@ -6,7 +6,7 @@ import type { Store } from './client.js';
 import { timedInsert } from './metrics.js';
 
 /** Tables whose rows are encoded this way. */
-export type EncodedTable = 'events' | 'nodes' | 'edge_sightings';
+export type EncodedTable = 'artifacts' | 'events' | 'nodes' | 'edge_sightings';
 
 export interface EncodedRows {
   table: EncodedTable;
@@ -20,6 +20,9 @@ export function encodeRows(table: EncodedTable, rows: object[]): EncodedRows {
 
 export async function insertEncoded(store: Store, { table, rows, body }: EncodedRows): Promise<void> {
   if (rows === 0) return;
-  // The data follows the statement, as both the HTTP interface and the embedded engine take it.
-  await timedInsert(table, rows, () => store.command({ query: `INSERT INTO ${table} FORMAT JSONEachRow\n${body}` }));
+  // The data follows the statement, as both the HTTP interface and the embedded engine take it. Times are
+  // written as toClickHouseTime writes them, which the basic parser reads: the session's best_effort parser
+  // cost 4.5 µs an events row of engine time (three times a row), a fifth of the whole insert.
+  const query = `INSERT INTO ${table} SETTINGS date_time_input_format = 'basic' FORMAT JSONEachRow\n${body}`;
+  await timedInsert(table, rows, () => store.command({ query }));
 }

@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.js';
 import type { Permission } from '../../identity/permissions.js';
 import { CHANNEL_SETTINGS, mergeSettings, openSettings, redactSettings, sealSettings } from '../../pipeline/notifier/channels.js';
 import { Notifier } from '../../pipeline/notifier/notifier.js';
+import { announceChange } from '../../pipeline/state/index.js';
 import { SYSTEM_EVENT_TYPES } from '../../topics/index.js';
 import type { ApiDeps } from '../deps.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
@@ -115,6 +116,12 @@ async function findChannel(deps: ApiDeps, orgId: string, id: string): Promise<St
   const channel = (await getChannels(deps.store, orgId, [id]))[0];
   if (!channel) throw notFound('notification channel');
   return channel;
+}
+
+/** Writes a rule change and announces it, so notifiers (which cache the rules) apply it to the next event. */
+async function changeRules(deps: ApiDeps, write: () => Promise<void>): Promise<void> {
+  await write();
+  await announceChange(deps.state, 'notification-rules');
 }
 
 async function findRule(deps: ApiDeps, orgId: string, id: string): Promise<NotificationRule> {
@@ -263,7 +270,7 @@ function operations(f: Family, family: 'A' | 'B'): Route[] {
         await assertChannelsExist(deps, auth.orgId, body.channel_ids);
         const now = new Date().toISOString();
         const rule: NotificationRule = { id: newId(), org_id: auth.orgId, ...body, created_at: now, updated_at: now };
-        await saveRule(deps.store, rule);
+        await changeRules(deps, () => saveRule(deps.store, rule));
         return { message: 'Rule created', data: presentRule(rule) };
       },
     }),
@@ -281,7 +288,7 @@ function operations(f: Family, family: 'A' | 'B'): Route[] {
         const before = await findRule(deps, auth.orgId, params.id);
         if (body.channel_ids) await assertChannelsExist(deps, auth.orgId, body.channel_ids);
         const after: NotificationRule = { ...before, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)), updated_at: new Date().toISOString() };
-        await saveRule(deps.store, after);
+        await changeRules(deps, () => saveRule(deps.store, after));
         return { message: 'Rule updated', data: presentRule(after), audit: { before: presentRule(before) } };
       },
     }),
@@ -296,7 +303,7 @@ function operations(f: Family, family: 'A' | 'B'): Route[] {
       errors: [404],
       async handler({ params, auth, deps }) {
         const rule = await findRule(deps, auth.orgId, params.id);
-        await deleteRule(deps.store, rule);
+        await changeRules(deps, () => deleteRule(deps.store, rule));
         return { message: `Rule "${rule.name}" deleted`, data: null, audit: { before: presentRule(rule), after: null } };
       },
     }),

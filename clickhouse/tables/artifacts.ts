@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams, whereClause } from '../sql.js';
+import { encodeRows, insertEncoded } from '../encoded-rows.js';
 import { eventScope, type EventScope } from './events.js';
 
 export interface Artifact {
@@ -38,17 +39,12 @@ function fromRow(row: unknown): Artifact {
 }
 
 export async function insertArtifacts(store: Store, artifacts: Artifact[]): Promise<void> {
-  if (artifacts.length === 0) return;
-  await store.insert({
-    table: 'artifacts',
-    format: 'JSONEachRow',
-    values: artifacts.map((a) => ({
-      ...a,
-      metadata: JSON.stringify(a.metadata),
-      timestamp: toClickHouseTime(a.timestamp),
-      created_at: toClickHouseTime(a.created_at),
-    })),
-  });
+  await insertEncoded(store, encodeRows('artifacts', artifacts.map((a) => ({
+    ...a,
+    metadata: JSON.stringify(a.metadata),
+    timestamp: toClickHouseTime(a.timestamp),
+    created_at: toClickHouseTime(a.created_at),
+  }))));
 }
 
 export interface ArtifactSearch {

@@ -130,11 +130,10 @@ export const deleteRule = (store: Store, rule: NotificationRule) => insertRule(s
 const RULE_COLUMNS = 'id, org_id, name, description, event_types, channel_ids, cooldown_minutes, enabled, created_at, updated_at';
 const ruleFromRow = (row: unknown) => stamps(RuleRow.parse(row));
 
-export async function getRules(store: Store, orgId: string, filter: { ids?: string[]; enabledFor?: string; channelId?: string } = {}): Promise<NotificationRule[]> {
+export async function getRules(store: Store, orgId: string, filter: { ids?: string[]; channelId?: string } = {}): Promise<NotificationRule[]> {
   const params = new SqlParams();
   const where = [`org_id = ${params.add(orgId, 'String')}`];
   if (filter.ids) where.push(`id IN ${params.add(filter.ids, 'Array(UUID)')}`);
-  if (filter.enabledFor) where.push(`enabled AND has(event_types, ${params.add(filter.enabledFor, 'String')})`);
   if (filter.channelId) where.push(`has(channel_ids, ${params.add(filter.channelId, 'UUID')})`);
   return (await queryRows(store, `SELECT ${RULE_COLUMNS} FROM notification_rules FINAL ${whereClause(where)} ORDER BY name, id`, params)).map(ruleFromRow);
 }

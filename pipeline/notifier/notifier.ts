@@ -11,7 +11,7 @@
 // across several notifier workers.
 import type { Config } from '../../config/env.js';
 import type { Store } from '../../clickhouse/client.js';
-import { getChannels, getDelivery, getRules, recordDelivery, type HistoryEntry, type NotificationRule, type StoredChannel } from '../../clickhouse/tables/notifications.js';
+import { getChannels, getDelivery, recordDelivery, type HistoryEntry, type NotificationRule, type StoredChannel } from '../../clickhouse/tables/notifications.js';
 import { stableId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { OutboundClient } from '../../lib/outbound/client.js';
@@ -19,6 +19,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import type { SystemEvent } from '../../topics/index.js';
 import type { HotState } from '../state/types.js';
 import { deliver, DeliveryError, openSettings, type Message, type NotifiedEvent } from './channels.js';
+import { NotificationRuleCache } from './rule-cache.js';
 
 /** Waits between attempts of one delivery: three attempts within about 10 s, then `failed`. */
 export const RETRY_DELAYS_MS = [1000, 3000];
@@ -37,11 +38,13 @@ export interface NotifierParts {
 export class Notifier {
   private readonly box: SecretBox;
   readonly outbound: OutboundClient;
+  private readonly rules: NotificationRuleCache;
 
   constructor(private readonly parts: NotifierParts) {
     if (!parts.config.masterKey) throw new Error('notifications need CAIRN_MASTER_KEY to open channel secrets');
     this.box = new SecretBox(parts.config.masterKey);
     this.outbound = new OutboundClient(parts.config.outbound);
+    this.rules = new NotificationRuleCache(parts.store, parts.state);
   }
 
   /** Where a notification points in cairn. */
@@ -52,7 +55,7 @@ export class Notifier {
   }
 
   async handle(event: SystemEvent): Promise<void> {
-    const rules = await getRules(this.parts.store, event.org_id, { enabledFor: event.type });
+    const rules = await this.rules.enabledFor(event.org_id, event.type);
     if (rules.length === 0) return;
     const channels = new Map((await getChannels(this.parts.store, event.org_id, [...new Set(rules.flatMap((r) => r.channel_ids))])).map((c) => [c.id, c]));
     for (const rule of rules) await this.apply(rule, rule.channel_ids.map((id) => channels.get(id)).filter((c): c is StoredChannel => c !== undefined), event);

@@ -1,5 +1,5 @@
 // Change notices: a writer (the API saving a lead rule, a threat feed sync
-// or unsubscription changing the indicator library, later settings)
+// or unsubscription changing the indicator library, notification rules)
 // announces that a kind of configuration changed; every process that caches
 // that configuration checks the notice before it next uses the cache and
 // reloads when it moved. This makes a change apply to everything that happens
@@ -7,7 +7,7 @@
 import { newId } from '../../lib/ids.js';
 import type { HotState } from './types.js';
 
-export type ChangeKind = 'lead-rules' | 'threat-intel';
+export type ChangeKind = 'lead-rules' | 'threat-intel' | 'notification-rules';
 
 function noticeKey(kind: ChangeKind): string {
   return `changed:${kind}`;

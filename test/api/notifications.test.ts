@@ -137,6 +137,28 @@ describe('notifications', () => {
     expect(JSON.parse(http.requests.filter((r) => r.path === '/cooldown')[1]!.body)).toMatchObject({ suppressed: 4 });
   });
 
+  it('applies a rule change to the very next event: the notifier caches rules until a change is announced', async () => {
+    const hook = await create('/api/v1/notification-channels', { name: 'cache hook', type: 'webhook', settings: { url: `${http.url}/cache` } });
+    const rule = await create('/api/v1/notification-rules', { name: 'cached', event_types: ['incident.severity_raised'], channel_ids: [hook.id], cooldown_minutes: 0 });
+    const sent = await raise('incident.severity_raised', 'severity raised to high');
+    await eventually(() => expect(http.requests.filter((r) => r.path === '/cache')).toHaveLength(1), 20_000);
+    expect(JSON.parse(http.requests.find((r) => r.path === '/cache')!.body)).toMatchObject({ event: { id: sent.id } });
+
+    expect((await api.request('PUT', `/api/v1/notification-rules/${rule.id}`, { token: admin, body: { enabled: false } })).status).toBe(200);
+    const unsent = await raise('incident.severity_raised', 'severity raised to critical');
+    // A later event of another rule shows the notifier has handled the one before it (it handles events in order).
+    const other = await create('/api/v1/notification-rules', { name: 'after', event_types: ['incident.created'], channel_ids: [hook.id], cooldown_minutes: 0 });
+    const marker = await raise('incident.created', 'marker');
+    await eventually(async () => expect((await history(`rule_id=${other.id}`)).history.map((h) => h.event_id)).toEqual([marker.id]), 20_000);
+    expect((await history(`rule_id=${rule.id}`)).history.map((h) => h.event_id)).toEqual([sent.id]);
+    expect(http.requests.filter((r) => r.path === '/cache').map((r) => JSON.parse(r.body).event.id)).not.toContain(unsent.id);
+
+    expect((await api.request('PUT', `/api/v1/notification-rules/${rule.id}`, { token: admin, body: { enabled: true } })).status).toBe(200);
+    const again = await raise('incident.severity_raised', 'severity raised again');
+    await eventually(async () => expect((await history(`rule_id=${rule.id}`)).history.map((h) => h.event_id)).toContain(again.id), 20_000);
+    for (const { id } of [rule, other]) await api.request('DELETE', `/api/v1/notification-rules/${id}`, { token: admin });
+  });
+
   it('records a failing channel as failed with the error text and goes on with the next event', async () => {
     const refusing = await create('/api/v1/notification-channels', { name: 'refused mail', type: 'email', settings: emailSettings(starttls, 'starttls') });
     const broken = await create('/api/v1/notification-channels', { name: 'broken hook', type: 'webhook', settings: { url: `${http.url}/broken` } });
