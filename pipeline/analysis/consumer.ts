@@ -5,6 +5,7 @@
 // (their windows live in hot state) and commits once after every write.
 import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { withoutStoredEvents } from '../../clickhouse/tables/replays.js';
+import { allOrFirstFailure } from '../../lib/settle.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
@@ -65,23 +66,19 @@ export const analysisStage: Stage = {
         const ruleSnapshot = rules.snapshot();
         const matching = ctx.matching ? { spec: ctx.matching, current: await ctx.matching.current() } : null;
         const messages = batch.map((e) => e.message);
-        // The batch goes to the pool in chunks, all at once: while this thread writes what one chunk gave,
-        // a worker analyses the next (and several workers share a batch). Writes stay in message order.
+        // The batch goes to the pool in chunks, all at once, and each chunk's rows are written as soon as it
+        // comes back: while this thread writes what one chunk gave, a worker analyses the next (and several
+        // workers share a batch). A chunk's tables are written side by side, on separate engine connections.
+        // Nothing depends on the order of these writes (node and edge sightings fold into one row per id, and
+        // the chunks hold different artifacts); the batch is committed only after all of them.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
-        const analyses = chunks.map((chunk) =>
-          analyseChunk(pool, { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching),
-        );
-        // A write failing below leaves later analyses unawaited: their failures are the batch's, already thrown.
-        for (const analysis of analyses) analysis.catch(() => {});
-        const results: AnalysisResult[] = [];
-        for (const analysis of analyses) {
-          const result = await analysis;
-          results.push(result);
-          for (const rows of result.inserts) {
-            // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
-            await insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows);
-          }
-        }
+        const written = chunks.map(async (chunk) => {
+          const result = await analyseChunk(pool, { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching);
+          // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
+          await allOrFirstFailure(result.inserts.map(async (rows) => insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows)));
+          return result;
+        });
+        const results = await allOrFirstFailure(written);
         await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
         // A rule deleted since the batch left has no more matches.
         const matches = results.flatMap((result) =>
