@@ -16,7 +16,7 @@ import { openStore } from '../clickhouse/client.js';
 import { migrate } from '../clickhouse/migrate.js';
 import { insertArtifacts, type Artifact } from '../clickhouse/tables/artifacts.js';
 import { startKafka } from '../test/services/kafka.js';
-import { benchToken, loadSamples, machineLine, percentile, startCairn, type SampleLine } from './lib.js';
+import { benchToken, cpuGrowth, loadSamples, machineLine, percentile, startCairn, type SampleLine } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +43,8 @@ interface IngestResult {
   throughSeconds: number;
   peakRssMiB: number;
   rejected429: number;
+  /** CPU the cairn process used from the first POST to the last observation, by thread (bench/lib.ts threadCpuSeconds). */
+  cpu: string[];
 }
 
 async function post(url: string, token: string, artifacts: unknown[]): Promise<Response> {
@@ -88,6 +90,7 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
     let sent = 0;
     let rejected429 = 0;
     let cursor = 0;
+    const cpuBefore = cairn.cpuByThread();
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
 
@@ -155,7 +158,8 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
       await new Promise((r) => setTimeout(r, 200));
     }
     const throughSeconds = (Date.now() - started) / 1000;
-    return { mode, sent, sendSeconds, endToEndSeconds, throughSeconds, latencies, peakRssMiB: cairn.peakRssMiB(), rejected429 };
+    const cpu = cpuGrowth(cpuBefore, cairn.cpuByThread());
+    return { mode, sent, sendSeconds, endToEndSeconds, throughSeconds, latencies, peakRssMiB: cairn.peakRssMiB(), rejected429, cpu };
   } finally {
     await cairn.stop();
     await kafka?.stop();
@@ -202,6 +206,7 @@ for (const mode of modes) {
       `  through every stage ${Math.round(result.sent / result.throughSeconds)}/s (${result.throughSeconds.toFixed(1)} s until the last marker was an observation)`,
       `  ingest-to-searchable latency over ${result.latencies.length} markers: p50 ${percentile(result.latencies, 50)} ms, p99 ${percentile(result.latencies, 99)} ms, max ${Math.max(...result.latencies)} ms`,
       `  peak RSS of the cairn process: ${Math.round(result.peakRssMiB)} MiB; 429 answers: ${result.rejected429}`,
+      `  cairn CPU until then, by thread: ${result.cpu.join(', ')}`,
       `  raw limit (same rows straight into the store, 20k per insert): ${Math.round(rawRate)}/s; pipeline/raw = ${(e2eRate / rawRate).toFixed(2)}`,
     ].join('\n'),
   );

@@ -62,7 +62,45 @@ export interface CairnProcess {
   dataDir: string;
   /** Peak resident memory so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** CPU seconds used so far, by thread (threadCpuSeconds). */
+  cpuByThread(): Map<string, number>;
   stop(): Promise<void>;
+}
+
+/**
+ * CPU seconds a process has used, by thread, from /proc (Linux): `main`
+ * (the JavaScript main thread), `other node threads` (analysis workers, the
+ * libuv pool, where the embedded engine runs each statement, and V8's GC
+ * helpers, which Node names alike), and the embedded engine's own threads
+ * by name (ThreadPool: insert and query work; MergeMutate: background
+ * merges). Threads that ended are not counted.
+ */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const ticksPerSecond = 100; // USER_HZ, 100 on Linux
+  const byThread = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    const group = Number(tid) === pid ? 'main' : name === 'node' ? 'other node threads' : name;
+    byThread.set(group, (byThread.get(group) ?? 0) + seconds);
+  }
+  return byThread;
+}
+
+/** What `after` adds to `before` (threadCpuSeconds), largest first, as "name 12.3 s" parts. */
+export function cpuGrowth(before: Map<string, number>, after: Map<string, number>): string[] {
+  return [...after]
+    .map(([name, seconds]) => [name, seconds - (before.get(name) ?? 0)] as const)
+    .filter(([, seconds]) => seconds >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`);
 }
 
 /** Runs `cairn start` as its own process, as a user would (CAIRN_BENCH_PROFILE_DIR: write a CPU profile there). */
@@ -92,6 +130,9 @@ export async function startCairn(env: Record<string, string> = {}): Promise<Cair
     peakRssMiB() {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    cpuByThread() {
+      return threadCpuSeconds(child.pid!);
     },
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
