@@ -10,11 +10,11 @@
 // no longer joins leads). The incident's severity, title and counts are then
 // recomputed from all its leads, so replays and updated leads change nothing
 // but the row's version.
+import { LRUCache } from 'lru-cache';
 import type { Store } from '../../clickhouse/client.js';
 import { highestSeverity } from '../../clickhouse/severity.js';
 import { getIncident, saveIncident, type Incident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
 import { incidentOfLead, incidentsSharingNodes, leadsOfIncident, saveIncidentLead, type IncidentLead } from '../../clickhouse/tables/leads.js';
-import { LRUCache } from 'lru-cache';
 import { nodeSummaries, type NodeSummary } from '../../clickhouse/tables/nodes.js';
 import type { CorrelationBounds } from '../../config/env.js';
 import { stableId } from '../../lib/ids.js';
