@@ -17,7 +17,7 @@ import { openRuntime, startStages, type Runtime } from './runtime.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
-async function serve(runtime: Runtime): Promise<{ server: http.Server; tls: TlsServices }> {
+async function serve(runtime: Runtime, identity: Identity): Promise<{ server: http.Server; tls: TlsServices }> {
   const app = createApp({ ...runtime });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
@@ -28,15 +28,13 @@ async function serve(runtime: Runtime): Promise<{ server: http.Server; tls: TlsS
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
   // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
-  const tls = await startTls({ app, ...runtime, box: new Identity(runtime.store, runtime.state, runtime.config).box });
+  const tls = await startTls({ app, ...runtime, box: identity.box });
   return { server, tls };
 }
 
 /** On an empty user table, makes the first admin and says once how to log in. */
-async function announceFirstAdmin(runtime: Runtime): Promise<void> {
-  const { config } = runtime;
-  const directory = new Identity(runtime.store, runtime.state, config).directory;
-  const admin = await ensureFirstAdmin(directory, config.orgId, config.identity);
+async function announceFirstAdmin(config: Runtime['config'], identity: Identity): Promise<void> {
+  const admin = await ensureFirstAdmin(identity.directory, config.orgId, config.identity);
   if (!admin) return;
   const password = admin.generatedPassword ? `password ${admin.generatedPassword}  (shown once; change it, or \`cairn user reset --email ${admin.email}\`)` : 'the password in CAIRN_ADMIN_PASSWORD';
   process.stdout.write(
@@ -91,12 +89,13 @@ export async function runProcess(kind: Kind, stage?: string): Promise<void> {
   const runtime = await openRuntime(config, logger);
   // The API shows GeoIP on nodes and the parser adds it to events: load it before the first request or event.
   if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
-  if (kind !== 'worker') await announceFirstAdmin(runtime);
-  const served = kind === 'worker' ? null : await serve(runtime);
+  // The API's processes seal and open secrets and hold the users; a worker needs neither.
+  const identity = kind === 'worker' ? null : new Identity(runtime.store, runtime.state, config);
+  if (identity) await announceFirstAdmin(config, identity);
+  const served = identity ? await serve(runtime, identity) : null;
   const subscriptions = await startStages(runtime, stageNames);
-  const stopSnapshots = kind === 'worker' ? () => {} : startSnapshotSchedule(runtime);
-  const stopFeeds =
-    kind === 'worker' ? () => {} : startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: new Identity(runtime.store, runtime.state, config).box });
+  const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
+  const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
   closeOnSignal(logger, async () => {
     stopSnapshots();
     stopFeeds();

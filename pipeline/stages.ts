@@ -1,4 +1,5 @@
-// Every stage, and the two topologies that run them.
+// Every stage, and the two topologies that run them (their stage names are in
+// pipeline/topologies.ts, apart, so that what needs only names loads no stage).
 //
 // fused (the default): store, analysis, correlator. The analysis stage does
 //   the parser's, the enricher's and the rule stage's work as one consumer of

@@ -13,6 +13,7 @@ import type { ToolCallRecord } from '../../ai/tools/run.js';
 import { AI_PROVIDERS, deleteAiConfig, getAiConfig, getAiConfigs, getDefaultAiConfig, listAiConfigs, saveAiConfigs, type AiConfig } from '../../clickhouse/tables/ai-configs.js';
 import { deleteAiSession, getAiSession, listAiSessions, saveAiSession, sessionMessages, type AiMessage, type AiSession } from '../../clickhouse/tables/ai-sessions.js';
 import { newId } from '../../lib/ids.js';
+import { isPlainHttpUrl } from '../../lib/outbound/client.js';
 import { keepSecrets, mapSecrets, REDACTED } from '../../lib/secret-box.js';
 import { apiReads } from '../ai-reads.js';
 import { recordAudit } from '../audit.js';
@@ -22,7 +23,6 @@ import { badRequest, HttpError, notFound } from '../http-error.js';
 import { defineRoute, type Route } from '../route.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
 import { raiseConfigChanged } from '../system-events.js';
-import { isPlainHttpUrl } from '../../lib/outbound/client.js';
 
 const SECRET_FIELDS = ['api_key'] as const;
 type ConfigRecord = AiConfig & Record<string, unknown>;

@@ -6,7 +6,7 @@ import { eventually } from './buses.js';
 import { findStage } from '../../pipeline/stages.js';
 import { TOPOLOGY_STAGES } from '../../pipeline/topologies.js';
 
-/** The stages of each topology (pipeline/stages.ts): the staged one runs every stage apart, the fused one (the default) analysis in one. */
+/** The stages of each topology (pipeline/topologies.ts): the staged one runs every stage apart, the fused one (the default) analysis in one. */
 export const ALL_STAGES = [...TOPOLOGY_STAGES.staged];
 export const FUSED_STAGES = [...TOPOLOGY_STAGES.fused];
 
