@@ -5,11 +5,21 @@
 // chdb-node serializes process-wide: its parameter state is not isolated per
 // connection). So the store stage's inserts need not wait behind the
 // analysis stage's, nor either behind a search, as against a server, where
-// each request has a socket of its own.
+// each request has a socket of its own. Parameters are written into the
+// statement where they can be (inline-params.ts), so that statements with
+// them run side by side too.
 import type { Readable } from 'node:stream';
 import type { Connection } from 'chdb/connection';
+import { inlineQueryParams } from './inline-params.js';
 
 type EmbeddedConnection = Connection<Readable>;
+
+/** The call's statement with its parameters written in, when all of them can be; else the call as it was. */
+function withInlineParams<P extends { query: string; query_params?: Record<string, unknown> }>(params: P): P {
+  if (!params.query_params || Object.keys(params.query_params).length === 0) return params;
+  const query = inlineQueryParams(params.query, params.query_params);
+  return query === null ? params : { ...params, query, query_params: undefined };
+}
 
 /** A connection that hands each call to whichever of `connections` has the fewest calls under way. */
 export function pooledConnection(connections: EmbeddedConnection[]): EmbeddedConnection {
@@ -33,10 +43,10 @@ export function pooledConnection(connections: EmbeddedConnection[]): EmbeddedCon
   }
   return {
     ping: (params) => onLeastBusy((c) => c.ping(params)),
-    query: (params) => onLeastBusy((c) => c.query(params)),
+    query: (params) => onLeastBusy((c) => c.query(withInlineParams(params))),
     insert: (params) => onLeastBusy((c) => c.insert(params)),
-    command: (params) => onLeastBusy((c) => c.command(params)),
-    exec: (params) => onLeastBusy((c) => c.exec(params)),
+    command: (params) => onLeastBusy((c) => c.command(withInlineParams(params))),
+    exec: (params) => onLeastBusy((c) => c.exec(withInlineParams(params))),
     async close() {
       await Promise.all(connections.map((c) => c.close()));
     },
