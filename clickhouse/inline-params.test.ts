@@ -35,8 +35,8 @@ describe('query parameters written into the statement', () => {
         expect(inlineQueryParams(query, { text, list })).not.toContain('{text:');
         const row = await firstRow(query, { text, list });
         // Lone surrogates have no UTF-8 form: they go over as U+FFFD whichever way the value travels.
-        const wellFormed = text.toWellFormed();
-        expect(row).toEqual({ text: wellFormed, list: list.map((s) => s.toWellFormed()), bytes: String(Buffer.byteLength(wellFormed)) });
+        const asUtf8 = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
+        expect(row).toEqual({ text: asUtf8(text), list: list.map(asUtf8), bytes: String(Buffer.byteLength(text)) });
       }),
       { numRuns: 300 },
     );
