@@ -137,7 +137,9 @@ const EnvSchema = z.object({
   CAIRN_ARTIFACT_RETENTION_DAYS: withDefault(positiveInt.max(36500), 90),
   CAIRN_INGEST_MAX_LAG: withDefault(positiveInt, 2_000_000),
   CAIRN_STORE_BATCH_SIZE: withDefault(positiveInt.max(200_000), 20_000),
-  CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 250),
+  // A batch fills while the previous one is written, so under load the wait adds latency and little else:
+  // at 20,000/s offered, p99 ingest-to-searchable was 1,242-1,403 ms with 250, 879-980 with 100, 777 with 50.
+  CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 50),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
   CAIRN_PIPELINE_TOPOLOGY: withDefault(z.enum(TOPOLOGIES), 'fused'),
