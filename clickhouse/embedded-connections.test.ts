@@ -38,6 +38,21 @@ describe('pooled embedded connections', () => {
     await fourth;
   });
 
+  it('writes query parameters into the statement, and leaves those it cannot write to chdb', async () => {
+    const seen: { query: string; query_params?: Record<string, unknown> }[] = [];
+    const record = async (params: { query: string; query_params?: Record<string, unknown> }) => {
+      seen.push(params);
+      return undefined as never;
+    };
+    const pool = pooledConnection([{ ping: record, query: record, insert: record, command: record, exec: record, close: async () => {} } as never]);
+    await pool.query({ query: 'SELECT {a:String}, {n:UInt32}', query_params: { a: "o'k", n: 7 } } as never);
+    await pool.command({ query: 'SELECT {f:Float64}', query_params: { f: 0.5 } } as never);
+    expect(seen).toEqual([
+      { query: "SELECT 'o\\x27k', 7", query_params: undefined },
+      { query: 'SELECT {f:Float64}', query_params: { f: 0.5 } },
+    ]);
+  });
+
   it('refuses an empty pool', () => {
     expect(() => pooledConnection([])).toThrow(/at least one/);
   });
