@@ -123,7 +123,8 @@ async function runPipeline(mode: 'embedded' | 'kafka', samples: SampleLine[]): P
       }
     };
 
-    // Polls for markers that became searchable; its own latency bounds the resolution (~50 ms).
+    // Polls for markers that became searchable, 50 ms apart. A marker counts as seen when the poll that found it
+    // answered, so each figure includes that poll's own time (a page and its count: 50-300 ms under load): upper bounds.
     let polling = true;
     const poller = (async () => {
       while (polling || markers.size > 0) {
