@@ -35,12 +35,12 @@ function literal(value: Scalar): string {
 function typedLiteral(value: unknown, type: string): string | null {
   const trimmed = type.trim();
   if (trimmed === 'Identifier') return null; // a name, not a value: chdb binds it
-  if (typeof value === 'string' && trimmed === 'String') return literal(value);
-  // Integers stay bare, so LIMIT and OFFSET read them as they read any number.
-  if (typeof value !== 'string' && isScalar(value) && INTEGER_TYPE.test(trimmed)) return literal(value);
-  if (isScalar(value)) return `CAST(${literal(value)} AS ${trimmed})`;
-  if (Array.isArray(value) && value.every(isScalar)) return `CAST([${value.map(literal).join(',')}] AS ${trimmed})`;
-  return null;
+  if (Array.isArray(value)) return value.every(isScalar) ? `CAST([${value.map(literal).join(',')}] AS ${trimmed})` : null;
+  if (!isScalar(value)) return null;
+  // A string for a String, an integer for an integer type, needs no cast; integers stay bare, so LIMIT and
+  // OFFSET read them as they read any number.
+  if (typeof value === 'string' ? trimmed === 'String' : INTEGER_TYPE.test(trimmed)) return literal(value);
+  return `CAST(${literal(value)} AS ${trimmed})`;
 }
 
 /**

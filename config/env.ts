@@ -138,9 +138,8 @@ const EnvSchema = z.object({
   CAIRN_INGEST_MAX_LAG: withDefault(positiveInt, 2_000_000),
   CAIRN_STORE_BATCH_SIZE: withDefault(positiveInt.max(200_000), 20_000),
   // Under load a batch fills while the previous one is written, so a long wait mostly delays search; a short
-  // one makes more, smaller inserts, whose engine time the analysis then lacks. bench/README.md (fourth pass):
-  // at 20,000/s offered, p99 ingest-to-searchable 1.24-1.40 s with 250 ms, 0.88-1.29 s with 100, 0.78-1.00 s
-  // with 50; at 10,000/s, p99 event-to-incident 1.23-1.62 s with 250, 1.44-1.56 s with 100, 1.60-2.49 s with 50.
+  // one makes more, smaller inserts, whose engine time the analysis then lacks. 100 ms was the middle of 50, 100
+  // and 250 measured (bench/README.md, "Throughput, fourth pass").
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 100),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
