@@ -26,11 +26,18 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
  * or null. Call it on values already bounded by nestsDeeperThan.
  */
 export function loneSurrogateAt(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return /\p{Cs}/u.test(value) ? path || '(body)' : null;
+  if (typeof value === 'string') return value.isWellFormed() ? null : path || '(body)';
   if (value === null || typeof value !== 'object') return null;
   for (const [key, child] of Object.entries(value)) {
-    const at = /\p{Cs}/u.test(key) ? `${path}${path ? '.' : ''}${key}` : loneSurrogateAt(child, `${path}${path ? '.' : ''}${key}`);
-    if (at) return at;
+    // The path is built only where it is needed: this runs on every string of every ingest request.
+    const childPath = (): string => `${path}${path ? '.' : ''}${key}`;
+    if (!key.isWellFormed()) return childPath();
+    if (typeof child === 'string') {
+      if (!child.isWellFormed()) return childPath();
+    } else if (child !== null && typeof child === 'object') {
+      const at = loneSurrogateAt(child, childPath());
+      if (at) return at;
+    }
   }
   return null;
 }
