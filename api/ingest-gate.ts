@@ -29,9 +29,11 @@ export class IngestGate {
   /** The largest lag over the topic's consumer groups, and whose it is. */
   private async readLag(): Promise<{ lag: number; group: string }> {
     const age = this.cached ? Date.now() - this.cached.at : Infinity;
-    if (age >= LAG_REFRESH_MS) this.reading ??= this.readFromBus();
-    if (this.cached && age < LAG_CACHE_MS) return this.cached;
-    return this.reading!;
+    if (this.cached && age < LAG_CACHE_MS) {
+      if (age >= LAG_REFRESH_MS) this.reading ??= this.readFromBus();
+      return this.cached;
+    }
+    return (this.reading ??= this.readFromBus());
   }
 
   private async readFromBus(): Promise<{ lag: number; group: string }> {

@@ -25,19 +25,19 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
  * JSON but not Unicode text; the store refuses such a row), as a dotted path,
  * or null. Call it on values already bounded by nestsDeeperThan.
  */
-export function loneSurrogateAt(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.isWellFormed() ? null : path || '(body)';
+export function loneSurrogateAt(value: unknown): string | null {
+  const at = surrogatePath(value);
+  return at ? at.join('.') || '(body)' : null;
+}
+
+/** The keys leading to a lone surrogate, or null; built only on the way back from one, as this sees every string of every ingest request. */
+function surrogatePath(value: unknown): string[] | null {
+  if (typeof value === 'string') return value.isWellFormed() ? null : [];
   if (value === null || typeof value !== 'object') return null;
   for (const [key, child] of Object.entries(value)) {
-    // The path is built only where it is needed: this runs on every string of every ingest request.
-    const childPath = (): string => `${path}${path ? '.' : ''}${key}`;
-    if (!key.isWellFormed()) return childPath();
-    if (typeof child === 'string') {
-      if (!child.isWellFormed()) return childPath();
-    } else if (child !== null && typeof child === 'object') {
-      const at = loneSurrogateAt(child, childPath());
-      if (at) return at;
-    }
+    if (!key.isWellFormed()) return [key];
+    const below = surrogatePath(child);
+    if (below) return [key, ...below];
   }
   return null;
 }
