@@ -1,5 +1,6 @@
 // The store stage against real buses: sensors writing straight to the topic,
 // bad messages, and a crash between insert and commit.
+import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -156,6 +157,29 @@ describe.each(['embedded', 'distributed'] as const)('store stage, %s', (mode) =>
     } finally {
       await stage!.stop();
     }
+  });
+});
+
+describe('an artifact sent twice in one batch', () => {
+  // Inserts leave folding rows of the same key to merges (clickhouse/encoded-rows.ts), so the steps keep one copy.
+  it('is stored once and parsed once', async () => {
+    const api = await start(false, { stages: ['store', 'analysis'] });
+    const id = randomUUID();
+    const copy = Buffer.from(JSON.stringify({ id, source: 'auth', raw: `Nov  3 16:45:16 host sshd[42]: Failed password for root from 203.0.113.9 port 22 ssh2` }));
+    const otherId = randomUUID();
+    const other = Buffer.from(JSON.stringify({ id: otherId, source: 'auth', raw: 'Nov  3 16:45:17 host sshd[42]: Connection closed by 203.0.113.9 [preauth]' }));
+    await api.runtime.bus.send(artifactsRaw.name, [copy, other, copy].map((value) => ({ key: null, value })));
+    const rows = async (table: 'artifacts' | 'events', column: 'id' | 'artifact_id', of = id) => {
+      const result = await api.runtime.store.query({ query: `SELECT count() AS n FROM ${table} WHERE ${column} = {id:UUID}`, query_params: { id: of }, format: 'JSONEachRow' });
+      return Number((await result.json<{ n: string }>())[0]!.n);
+    };
+    await eventually(async () => {
+      expect(await api.runtime.bus.lag('store', artifactsRaw.name)).toBe(0);
+      expect(await api.runtime.bus.lag('analysis', artifactsRaw.name)).toBe(0);
+    });
+    expect(await rows('artifacts', 'id')).toBe(1);
+    expect(await rows('events', 'artifact_id')).toBe(1);
+    expect(await rows('events', 'artifact_id', otherId)).toBe(1);
   });
 });
 

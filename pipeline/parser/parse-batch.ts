@@ -46,8 +46,14 @@ export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
 export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {
   const outcome: ParseOutcome = { events: [], failureEvents: [], deadLetters: [] };
   const now = (settings.now ?? (() => new Date()))().toISOString();
-  for (const { value, message } of batch) {
-    const artifact = completeArtifact(value, message, settings.defaultOrgId);
+  const artifacts = batch.map(({ value, message }) => completeArtifact(value, message, settings.defaultOrgId));
+  // An artifact twice in one batch (a sensor that sent its id twice) is parsed once, as its last copy, as the store
+  // stage stores it once: the events insert does not fold repeats within itself (clickhouse/encoded-rows.ts).
+  const lastCopy = new Map(artifacts.map((artifact, i) => [artifact.id, i]));
+  for (let i = 0; i < batch.length; i++) {
+    const artifact = artifacts[i]!;
+    if (lastCopy.get(artifact.id) !== i) continue;
+    const { message } = batch[i]!;
     try {
       const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
       if (settings.geo) addGeoFields(fields, settings.geo);
