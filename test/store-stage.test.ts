@@ -1,5 +1,6 @@
 // The store stage against real buses: sensors writing straight to the topic,
-// bad messages, and a crash between insert and commit.
+// bad messages, a crash between insert and commit, and an artifact sent
+// twice in one batch.
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
@@ -169,17 +170,19 @@ describe('an artifact sent twice in one batch', () => {
     const otherId = randomUUID();
     const other = Buffer.from(JSON.stringify({ id: otherId, source: 'auth', raw: 'Nov  3 16:45:17 host sshd[42]: Connection closed by 203.0.113.9 [preauth]' }));
     await api.runtime.bus.send(artifactsRaw.name, [copy, other, copy].map((value) => ({ key: null, value })));
-    const rows = async (table: 'artifacts' | 'events', column: 'id' | 'artifact_id', of = id) => {
-      const result = await api.runtime.store.query({ query: `SELECT count() AS n FROM ${table} WHERE ${column} = {id:UUID}`, query_params: { id: of }, format: 'JSONEachRow' });
+    const rows = async (table: 'artifacts' | 'events', artifactId: string) => {
+      const column = table === 'artifacts' ? 'id' : 'artifact_id';
+      const result = await api.runtime.store.query({ query: `SELECT count() AS n FROM ${table} WHERE ${column} = {id:UUID}`, query_params: { id: artifactId }, format: 'JSONEachRow' });
       return Number((await result.json<{ n: string }>())[0]!.n);
     };
+    // Both stages commit after their writes: no lag left means every row is in.
     await eventually(async () => {
       expect(await api.runtime.bus.lag('store', artifactsRaw.name)).toBe(0);
       expect(await api.runtime.bus.lag('analysis', artifactsRaw.name)).toBe(0);
     });
-    expect(await rows('artifacts', 'id')).toBe(1);
-    expect(await rows('events', 'artifact_id')).toBe(1);
-    expect(await rows('events', 'artifact_id', otherId)).toBe(1);
+    expect(await rows('artifacts', id)).toBe(1);
+    expect(await rows('events', id)).toBe(1);
+    expect(await rows('events', otherId)).toBe(1);
   });
 });
 
