@@ -156,9 +156,12 @@ class OrgNames {
   index(name: string): number {
     let i = this.byName.get(name);
     if (i === undefined) {
+      // A copy: `name` is a slice of the whole CSV text, and V8 keeps the text (31 MiB for both files) alive for as
+      // long as a slice of it lives.
+      const own = Buffer.from(name).toString();
       i = this.names.length;
-      this.names.push(name);
-      this.byName.set(name, i);
+      this.names.push(own);
+      this.byName.set(own, i);
     }
     return i;
   }
