@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Artifact } from '../clickhouse/tables/artifacts.js';
 import type { Logger } from '../lib/logger.js';
 import { artifactsRaw, RawArtifact } from '../topics/index.js';
+import type { Envelope } from './bus/consume.js';
 import type { DeliveredMessage } from './bus/index.js';
 
 /**
@@ -30,6 +31,22 @@ export function completeArtifact(artifact: RawArtifact, message: DeliveredMessag
     metadata: artifact.metadata ?? {},
     created_at: received,
   };
+}
+
+/**
+ * The batch's artifacts, completed, each once: an artifact sent twice in a
+ * batch (a sensor that sent its id twice) counts once, as its last copy.
+ * Inserts do not fold rows of the same key within themselves
+ * (clickhouse/encoded-rows.ts), so the steps that write a row per artifact
+ * (store, parser) read their batch through this.
+ */
+export function uniqueArtifacts(batch: Envelope<RawArtifact>[], defaultOrgId: string): { artifact: Artifact; message: DeliveredMessage }[] {
+  const byId = new Map<string, { artifact: Artifact; message: DeliveredMessage }>();
+  for (const { value, message } of batch) {
+    const artifact = completeArtifact(value, message, defaultOrgId);
+    byId.set(artifact.id, { artifact, message });
+  }
+  return [...byId.values()];
 }
 
 /** Avro schema sensors use with the Confluent wire format; registered under `artifacts.raw-value`. */

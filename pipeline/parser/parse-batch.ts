@@ -5,7 +5,7 @@ import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
 import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
 import { encodeEvents } from '../../clickhouse/tables/events.js';
 import { stableId } from '../../lib/ids.js';
-import { completeArtifact } from '../artifacts.js';
+import { uniqueArtifacts } from '../artifacts.js';
 import type { DeadLetter, Envelope } from '../bus/consume.js';
 import { addGeoFields } from '../geoip/annotate.js';
 import type { GeoIp } from '../geoip/geoip.js';
@@ -46,14 +46,7 @@ export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
 export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {
   const outcome: ParseOutcome = { events: [], failureEvents: [], deadLetters: [] };
   const now = (settings.now ?? (() => new Date()))().toISOString();
-  const artifacts = batch.map(({ value, message }) => completeArtifact(value, message, settings.defaultOrgId));
-  // An artifact twice in one batch (a sensor that sent its id twice) is parsed once, as its last copy, as the store
-  // stage stores it once: the events insert does not fold repeats within itself (clickhouse/encoded-rows.ts).
-  const lastCopy = new Map(artifacts.map((artifact, i) => [artifact.id, i]));
-  for (let i = 0; i < batch.length; i++) {
-    const artifact = artifacts[i]!;
-    if (lastCopy.get(artifact.id) !== i) continue;
-    const { message } = batch[i]!;
+  for (const { artifact, message } of uniqueArtifacts(batch, settings.defaultOrgId)) {
     try {
       const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
       if (settings.geo) addGeoFields(fields, settings.geo);

@@ -1,10 +1,10 @@
 // The store step: complete the batch's artifacts, leave out those a previous
 // delivery already stored, insert the rest in one go.
 import type { Store } from '../../clickhouse/client.js';
-import { insertArtifacts, type Artifact } from '../../clickhouse/tables/artifacts.js';
+import { insertArtifacts } from '../../clickhouse/tables/artifacts.js';
 import { storedArtifactIds } from '../../clickhouse/tables/replays.js';
 import type { RawArtifact } from '../../topics/index.js';
-import { completeArtifact } from '../artifacts.js';
+import { uniqueArtifacts } from '../artifacts.js';
 import type { Envelope } from '../bus/consume.js';
 
 export interface StoreResult {
@@ -19,12 +19,7 @@ export interface StoreResult {
  * The lookup costs the engine about 3 µs an artifact, so it is made only then.
  */
 export async function storeArtifacts(store: Store, batch: Envelope<RawArtifact>[], defaultOrgId: string, mayRepeat: boolean): Promise<StoreResult> {
-  const byId = new Map<string, Artifact>();
-  for (const { value, message } of batch) {
-    const artifact = completeArtifact(value, message, defaultOrgId);
-    byId.set(artifact.id, artifact); // the same artifact twice in one batch is stored once
-  }
-  const artifacts = [...byId.values()];
+  const artifacts = uniqueArtifacts(batch, defaultOrgId).map(({ artifact }) => artifact);
   const stored = mayRepeat ? await storedArtifactIds(store, artifacts) : new Set<string>();
   const fresh = stored.size ? artifacts.filter((a) => !stored.has(a.id)) : artifacts;
   await insertArtifacts(store, fresh);
