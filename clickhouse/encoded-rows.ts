@@ -18,6 +18,12 @@ export function encodeRows(table: EncodedTable, rows: object[]): EncodedRows {
   return { table, rows: rows.length, body: rows.map((r) => JSON.stringify(r)).join('\n') };
 }
 
+/** Rows encoded in parts (slices of a batch) as one insert. */
+export function concatEncoded(table: EncodedTable, parts: EncodedRows[]): EncodedRows {
+  const filled = parts.filter((p) => p.rows > 0);
+  return { table, rows: filled.reduce((n, p) => n + p.rows, 0), body: filled.map((p) => p.body).join('\n') };
+}
+
 export async function insertEncoded(store: Store, { table, rows, body }: EncodedRows): Promise<void> {
   if (rows === 0) return;
   // The data follows the statement, as both the HTTP interface and the embedded engine take it. Times are

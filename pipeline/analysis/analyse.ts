@@ -2,19 +2,20 @@
 // parser, enricher and rule stages derive from it, in one pass and without
 // I/O, so it can run on a worker thread (pool.ts). Decoding happens here too:
 // the bytes cross to the worker once, the results come back once.
-import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
+import { concatEncoded, type EncodedRows } from '../../clickhouse/encoded-rows.js';
 import { encodeEdgeSightings } from '../../clickhouse/tables/edges.js';
 import { encodeNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { createLogger } from '../../lib/logger.js';
 import type { EnrichedEvent, RawArtifact, SystemEvent } from '../../topics/index.js';
-import { createArtifactDecoder, type ArtifactDecoder } from '../artifacts.js';
+import { createArtifactDecoder, uniqueArtifacts, type ArtifactDecoder } from '../artifacts.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import type { Envelope } from '../bus/consume.js';
-import { enrichBatch } from '../enricher/consumer.js';
+import type { Artifact } from '../../clickhouse/tables/artifacts.js';
+import { GraphFold } from '../enricher/consumer.js';
 import { findMatches } from '../leads/evaluate.js';
 import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
-import { encodeParsedEvents, parseBatch } from '../parser/parse-batch.js';
+import { encodeParsedEvents, parseArtifacts } from '../parser/parse-batch.js';
 import type { WorkerMatching } from '../stage.js';
 
 export interface AnalysisTask {
@@ -57,6 +58,17 @@ export interface AnalysisResult {
   rejected: { index: number; reason: string }[];
 }
 
+/**
+ * Messages decoded, parsed, enriched, matched and encoded together, a slice
+ * of a task at a time, so that what a slice allocates dies young and stays in
+ * the CPU's caches. A task of 5,000 done step by step over all of it kept
+ * every decoded, parsed and enriched message alive through several
+ * young-generation collections, each of which copied them: 27.6-29.6 µs of
+ * CPU a message, against 22.4-24.1 in slices of 100 (one thread, the sample
+ * mix; slices of 250-1,000 gained less).
+ */
+const SLICE = 100;
+
 const logger = createLogger();
 /** The rules as this thread compiled them, and the generation they are of. */
 const rules = new CompiledRules((rule, err) => logger.warn({ rule: rule.id, name: rule.name, err: err.message }, 'lead rule does not compile; skipped'));
@@ -96,10 +108,35 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
   const matching = task.matching ? await matcherFor(task.matching) : undefined;
   if (matching === null) return 'stale';
   const decode = await decoderFor(task.schemaRegistryUrl);
+  if (task.rules.generation !== rulesGeneration) {
+    rules.update(task.rules.rules);
+    rulesGeneration = task.rules.generation;
+  }
+  const work = { task, decode, matching };
+  // The rows of an artifact sent twice in the task would meet in one insert: rare, and then the whole task is
+  // decoded first and each id kept once (its last copy, as the store step keeps it), before the slices.
+  return (await analyseSlices(work, decodedSlices(work, task.messages))) ?? (await analyseSlices(work, uniqueSlices(work)))!;
+}
+
+interface Work {
+  task: AnalysisTask;
+  decode: ArtifactDecoder;
+  matching: WorkerMatching | undefined;
+}
+
+/** Decoded and completed artifacts of some messages, with the messages that do not decode (by their place in the task). */
+interface Slice {
+  artifacts: { artifact: Artifact; message: DeliveredMessage }[];
+  rejected: AnalysisResult['rejected'];
+  indexOf: Map<DeliveredMessage, number>;
+}
+
+async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[], offset: number): Promise<{ decoded: Envelope<RawArtifact>[]; slice: Omit<Slice, 'artifacts'> }> {
   const rejected: AnalysisResult['rejected'] = [];
   const decoded: Envelope<RawArtifact>[] = [];
   const indexOf = new Map<DeliveredMessage, number>();
-  for (const [index, raw] of task.messages.entries()) {
+  for (const [i, raw] of messages.entries()) {
+    const index = offset + i;
     const message = { ...raw, value: asBuffer(raw.value) };
     indexOf.set(message, index);
     try {
@@ -110,13 +147,29 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
       rejected.push({ index, reason: `cannot decode: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-  const parsed = parseBatch(decoded, { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) });
-  for (const { message, reason } of parsed.deadLetters) rejected.push({ index: indexOf.get(message)!, reason });
-  const { nodes, sightings, events } = enrichBatch(parsed.events);
-  if (task.rules.generation !== rulesGeneration) {
-    rules.update(task.rules.rules);
-    rulesGeneration = task.rules.generation;
+  return { decoded, slice: { rejected, indexOf } };
+}
+
+/** The task's messages decoded a slice at a time. */
+async function* decodedSlices(work: Work, messages: DeliveredMessage[]): AsyncGenerator<Slice> {
+  for (let start = 0; start < messages.length; start += SLICE) {
+    const { decoded, slice } = await decodeSlice(work.decode, messages.slice(start, start + SLICE), start);
+    yield { ...slice, artifacts: uniqueArtifacts(decoded, work.task.defaultOrgId) };
   }
+}
+
+/** The whole task decoded, each artifact once, then sliced (the messages that do not decode come first, alone). */
+async function* uniqueSlices(work: Work): AsyncGenerator<Slice> {
+  const { decoded, slice } = await decodeSlice(work.decode, work.task.messages, 0);
+  yield { artifacts: [], ...slice };
+  const artifacts = uniqueArtifacts(decoded, work.task.defaultOrgId);
+  for (let start = 0; start < artifacts.length; start += SLICE) {
+    yield { artifacts: artifacts.slice(start, start + SLICE), rejected: [], indexOf: slice.indexOf };
+  }
+}
+
+/** The analysis of the slices, or null when an artifact id comes back in a later slice. */
+async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Slice>): Promise<AnalysisResult | null> {
   const matchedEvents: EnrichedEvent[] = [];
   const eventIndex = new Map<EnrichedEvent, number>();
   const indexOfEvent = (event: EnrichedEvent): number => {
@@ -127,14 +180,36 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
     }
     return index;
   };
-  const matches = findMatches(events, (orgId) => rules.rulesFor(orgId)).map(({ rule, event, at, keys }) => ({ rule: rule.rule.id, event: indexOfEvent(event), at, keys }));
-  const hits = (matching?.match(events) ?? []).map(({ event, hit }) => ({ event: indexOfEvent(event), hit }));
+  const settings = { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) };
+  const graph = new GraphFold();
+  const ids = new Set<string>();
+  const events: EncodedRows[] = [];
+  const sightings: EncodedRows[] = [];
+  const failureEvents: SystemEvent[] = [];
+  const matches: RuleMatch[] = [];
+  const hits: AnalysisResult['hits'] = [];
+  const rejected: AnalysisResult['rejected'] = [];
+  for await (const slice of slices) {
+    for (const { artifact } of slice.artifacts) {
+      if (ids.has(artifact.id)) return null;
+      ids.add(artifact.id);
+    }
+    rejected.push(...slice.rejected);
+    const parsed = parseArtifacts(slice.artifacts, settings);
+    for (const { message, reason } of parsed.deadLetters) rejected.push({ index: slice.indexOf.get(message)!, reason });
+    failureEvents.push(...parsed.failureEvents);
+    const enriched = graph.add(parsed.events);
+    for (const { rule, event, at, keys } of findMatches(enriched.events, (orgId) => rules.rulesFor(orgId))) matches.push({ rule: rule.rule.id, event: indexOfEvent(event), at, keys });
+    for (const { event, hit } of matching?.match(enriched.events) ?? []) hits.push({ event: indexOfEvent(event), hit });
+    events.push(encodeParsedEvents(parsed.events));
+    sightings.push(encodeEdgeSightings(enriched.sightings));
+  }
   return {
-    inserts: [encodeParsedEvents(parsed.events), encodeNodeSightings(nodes), encodeEdgeSightings(sightings)],
+    inserts: [concatEncoded('events', events), encodeNodeSightings([...graph.nodes.values()]), concatEncoded('edge_sightings', sightings)],
     matches,
     hits,
     matchedEvents,
-    failureEvents: parsed.failureEvents,
+    failureEvents,
     rejected,
   };
 }

@@ -13,26 +13,40 @@ export interface EnrichedBatch {
   events: EnrichedEvent[];
 }
 
-/** Folds a batch's entities into one sighting per node (earliest and latest time). */
-export function enrichBatch(batch: ParsedEvent[]): EnrichedBatch {
-  const nodes = new Map<string, NodeSighting>();
-  const sightings: EdgeSightingRow[] = [];
-  const events: EnrichedEvent[] = [];
-  for (const event of batch) {
-    const graph = extractGraph(event);
-    for (const entity of graph.entities) {
-      const node = nodes.get(entity.id);
-      if (!node) {
-        nodes.set(entity.id, { org_id: event.org_id, id: entity.id, type: entity.type, value: entity.value, first_seen: graph.seenAt, last_seen: graph.seenAt });
-      } else {
-        if (graph.seenAt < node.first_seen) node.first_seen = graph.seenAt;
-        if (graph.seenAt > node.last_seen) node.last_seen = graph.seenAt;
+/**
+ * Folds events' entities into one sighting per node (earliest and latest
+ * time), over a batch given at once or in slices (pipeline/analysis/analyse.ts).
+ */
+export class GraphFold {
+  readonly nodes = new Map<string, NodeSighting>();
+
+  /** The events with the entities each names, and the sightings of their edges. */
+  add(batch: ParsedEvent[]): { events: EnrichedEvent[]; sightings: EdgeSightingRow[] } {
+    const sightings: EdgeSightingRow[] = [];
+    const events: EnrichedEvent[] = [];
+    for (const event of batch) {
+      const graph = extractGraph(event);
+      for (const entity of graph.entities) {
+        const node = this.nodes.get(entity.id);
+        if (!node) {
+          this.nodes.set(entity.id, { org_id: event.org_id, id: entity.id, type: entity.type, value: entity.value, first_seen: graph.seenAt, last_seen: graph.seenAt });
+        } else {
+          if (graph.seenAt < node.first_seen) node.first_seen = graph.seenAt;
+          if (graph.seenAt > node.last_seen) node.last_seen = graph.seenAt;
+        }
       }
+      for (const edge of graph.edges) sightings.push({ org_id: event.org_id, ...edge });
+      events.push({ ...event, entities: graph.entities });
     }
-    for (const edge of graph.edges) sightings.push({ org_id: event.org_id, ...edge });
-    events.push({ ...event, entities: graph.entities });
+    return { events, sightings };
   }
-  return { nodes: [...nodes.values()], sightings, events };
+}
+
+/** Folds a batch's entities into one sighting per node. */
+export function enrichBatch(batch: ParsedEvent[]): EnrichedBatch {
+  const fold = new GraphFold();
+  const { events, sightings } = fold.add(batch);
+  return { nodes: [...fold.nodes.values()], sightings, events };
 }
 
 export const enricherStage: Stage = {

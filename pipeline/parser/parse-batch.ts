@@ -3,10 +3,12 @@
 import type { RawArtifact } from '../../topics/index.js';
 import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
 import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
+import type { Artifact } from '../../clickhouse/tables/artifacts.js';
 import { encodeEvents } from '../../clickhouse/tables/events.js';
 import { stableId } from '../../lib/ids.js';
 import { uniqueArtifacts } from '../artifacts.js';
 import type { DeadLetter, Envelope } from '../bus/consume.js';
+import type { DeliveredMessage } from '../bus/index.js';
 import { addGeoFields } from '../geoip/annotate.js';
 import type { GeoIp } from '../geoip/geoip.js';
 import { ParseFailure } from './failure.js';
@@ -44,9 +46,14 @@ export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
 }
 
 export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {
+  return parseArtifacts(uniqueArtifacts(batch, settings.defaultOrgId), settings);
+}
+
+/** The parser step on artifacts already completed, each once (uniqueArtifacts): a batch, or a slice of one. */
+export function parseArtifacts(artifacts: { artifact: Artifact; message: DeliveredMessage }[], settings: ParseSettings): ParseOutcome {
   const outcome: ParseOutcome = { events: [], failureEvents: [], deadLetters: [] };
   const now = (settings.now ?? (() => new Date()))().toISOString();
-  for (const { artifact, message } of uniqueArtifacts(batch, settings.defaultOrgId)) {
+  for (const { artifact, message } of artifacts) {
     try {
       const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
       if (settings.geo) addGeoFields(fields, settings.geo);
