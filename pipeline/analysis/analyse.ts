@@ -3,6 +3,7 @@
 // I/O, so it can run on a worker thread (pool.ts). Decoding happens here too:
 // the bytes cross to the worker once, the results come back once.
 import { concatEncoded, type EncodedRows } from '../../clickhouse/encoded-rows.js';
+import type { Artifact } from '../../clickhouse/tables/artifacts.js';
 import { encodeEdgeSightings } from '../../clickhouse/tables/edges.js';
 import { encodeNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { createLogger } from '../../lib/logger.js';
@@ -10,7 +11,6 @@ import type { EnrichedEvent, RawArtifact, SystemEvent } from '../../topics/index
 import { createArtifactDecoder, uniqueArtifacts, type ArtifactDecoder } from '../artifacts.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import type { Envelope } from '../bus/consume.js';
-import type { Artifact } from '../../clickhouse/tables/artifacts.js';
 import { GraphFold } from '../enricher/consumer.js';
 import { findMatches } from '../leads/evaluate.js';
 import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
