@@ -38,7 +38,7 @@ export function completeArtifact(artifact: RawArtifact, message: DeliveredMessag
  * batch (a sensor that sent its id twice) counts once, as its last copy.
  * Inserts do not fold rows of the same key within themselves
  * (clickhouse/encoded-rows.ts), so the steps that write a row per artifact
- * (store, parser) read their batch through this.
+ * (store, parser, analysis) read their batch through this.
  */
 export function uniqueArtifacts(batch: Envelope<RawArtifact>[], defaultOrgId: string): { artifact: Artifact; message: DeliveredMessage }[] {
   const byId = new Map<string, { artifact: Artifact; message: DeliveredMessage }>();

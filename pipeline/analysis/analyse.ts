@@ -115,7 +115,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
   const work = { task, decode, matching };
   // The rows of an artifact sent twice in the task would meet in one insert: rare, and then the whole task is
   // decoded first and each id kept once (its last copy, as the store step keeps it), before the slices.
-  return (await analyseSlices(work, decodedSlices(work, task.messages))) ?? (await analyseSlices(work, uniqueSlices(work)))!;
+  return (await analyseSlices(work, decodedSlices(work))) ?? (await analyseSlices(work, uniqueSlices(work)))!;
 }
 
 interface Work {
@@ -131,7 +131,7 @@ interface Slice {
   indexOf: Map<DeliveredMessage, number>;
 }
 
-async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[], offset: number): Promise<{ decoded: Envelope<RawArtifact>[]; slice: Omit<Slice, 'artifacts'> }> {
+async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[], offset: number): Promise<Omit<Slice, 'artifacts'> & { decoded: Envelope<RawArtifact>[] }> {
   const rejected: AnalysisResult['rejected'] = [];
   const decoded: Envelope<RawArtifact>[] = [];
   const indexOf = new Map<DeliveredMessage, number>();
@@ -147,24 +147,24 @@ async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[]
       rejected.push({ index, reason: `cannot decode: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-  return { decoded, slice: { rejected, indexOf } };
+  return { decoded, rejected, indexOf };
 }
 
 /** The task's messages decoded a slice at a time. */
-async function* decodedSlices(work: Work, messages: DeliveredMessage[]): AsyncGenerator<Slice> {
-  for (let start = 0; start < messages.length; start += SLICE) {
-    const { decoded, slice } = await decodeSlice(work.decode, messages.slice(start, start + SLICE), start);
-    yield { ...slice, artifacts: uniqueArtifacts(decoded, work.task.defaultOrgId) };
+async function* decodedSlices({ task, decode }: Work): AsyncGenerator<Slice> {
+  for (let start = 0; start < task.messages.length; start += SLICE) {
+    const { decoded, rejected, indexOf } = await decodeSlice(decode, task.messages.slice(start, start + SLICE), start);
+    yield { artifacts: uniqueArtifacts(decoded, task.defaultOrgId), rejected, indexOf };
   }
 }
 
 /** The whole task decoded, each artifact once, then sliced (the messages that do not decode come first, alone). */
-async function* uniqueSlices(work: Work): AsyncGenerator<Slice> {
-  const { decoded, slice } = await decodeSlice(work.decode, work.task.messages, 0);
-  yield { artifacts: [], ...slice };
-  const artifacts = uniqueArtifacts(decoded, work.task.defaultOrgId);
+async function* uniqueSlices({ task, decode }: Work): AsyncGenerator<Slice> {
+  const { decoded, rejected, indexOf } = await decodeSlice(decode, task.messages, 0);
+  yield { artifacts: [], rejected, indexOf };
+  const artifacts = uniqueArtifacts(decoded, task.defaultOrgId);
   for (let start = 0; start < artifacts.length; start += SLICE) {
-    yield { artifacts: artifacts.slice(start, start + SLICE), rejected: [], indexOf: slice.indexOf };
+    yield { artifacts: artifacts.slice(start, start + SLICE), rejected: [], indexOf };
   }
 }
 
