@@ -126,6 +126,8 @@ const EnvSchema = z.object({
   CAIRN_KAFKA_PARTITIONS: withDefault(positiveInt, 3),
   CAIRN_KAFKA_CLIENT_ID: withDefault(z.string(), 'cairn'),
   CAIRN_KAFKA_TOPIC_PREFIX: withDefault(z.string().regex(/^[A-Za-z0-9._-]*$/, 'may hold only letters, digits, dot, underscore and dash'), ''),
+  // A broker refuses sessions outside its group.min/max.session.timeout.ms (6 s and 30 min by default).
+  CAIRN_KAFKA_SESSION_TIMEOUT_MS: withDefault(z.coerce.number().int().min(6000).max(1_800_000), 30_000),
   CAIRN_REDIS_URL: optional(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')),
   CAIRN_SCHEMA_REGISTRY_URL: optional(url),
   CAIRN_JWT_SECRET: optional(jwtSecret),
@@ -192,7 +194,7 @@ export interface Config {
   logLevel: z.infer<typeof logLevel>;
   clickhouse: { url?: string; user: string; password: string; database: string };
   /** `topicPrefix` lets several deployments (or test runs) share one cluster: it prefixes topics and consumer groups. */
-  kafka?: { brokers: string[]; partitions: number; clientId: string; topicPrefix: string };
+  kafka?: { brokers: string[]; partitions: number; clientId: string; topicPrefix: string; sessionTimeoutMs: number };
   redisUrl?: string;
   schemaRegistryUrl?: string;
   /** Unset means: embedded mode creates one in the data dir, distributed mode refuses to start. */
@@ -315,6 +317,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           partitions: env.CAIRN_KAFKA_PARTITIONS,
           clientId: env.CAIRN_KAFKA_CLIENT_ID,
           topicPrefix: env.CAIRN_KAFKA_TOPIC_PREFIX,
+          sessionTimeoutMs: env.CAIRN_KAFKA_SESSION_TIMEOUT_MS,
         }
       : undefined,
     redisUrl: env.CAIRN_REDIS_URL,

@@ -21,14 +21,16 @@ describe('configuration', () => {
 
   it('parses broker lists and switches to distributed mode', () => {
     const config = loadConfig({ CAIRN_KAFKA_BROKERS: 'a:9092, b:9093', CAIRN_KAFKA_PARTITIONS: '6' });
-    expect(config.kafka).toEqual({ brokers: ['a:9092', 'b:9093'], partitions: 6, clientId: 'cairn', topicPrefix: '' });
+    expect(config.kafka).toEqual({ brokers: ['a:9092', 'b:9093'], partitions: 6, clientId: 'cairn', topicPrefix: '', sessionTimeoutMs: 30_000 });
     expect(isEmbedded(config)).toBe(false);
+    expect(loadConfig({ CAIRN_KAFKA_BROKERS: 'a:9092', CAIRN_KAFKA_SESSION_TIMEOUT_MS: '6000' }).kafka?.sessionTimeoutMs).toBe(6000);
   });
 
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ CAIRN_KAFKA_BROKERS: 'localhost' }, 'CAIRN_KAFKA_BROKERS'],
+    [{ CAIRN_KAFKA_SESSION_TIMEOUT_MS: '1000' }, 'CAIRN_KAFKA_SESSION_TIMEOUT_MS'],
     [{ CAIRN_REDIS_URL: 'localhost:6379' }, 'CAIRN_REDIS_URL'],
     [{ CAIRN_CLICKHOUSE_URL: 'not a url' }, 'CAIRN_CLICKHOUSE_URL'],
     [{ CAIRN_JWT_SECRET: 'short' }, 'CAIRN_JWT_SECRET'],

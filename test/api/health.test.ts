@@ -14,7 +14,7 @@ import { PERMISSIONS } from '../../identity/permissions.js';
 import type { DeliveredMessage, Subscription } from '../../pipeline/bus/types.js';
 import { systemEvents } from '../../topics/index.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { eventually, uniqueName } from '../helpers/buses.js';
+import { eventually, KAFKA_SESSION_TIMEOUT_MS, uniqueName } from '../helpers/buses.js';
 
 const HEARTBEAT_MS = 300;
 
@@ -182,6 +182,8 @@ describe('a killed worker process (Kafka + Redis)', () => {
         CAIRN_REDIS_URL: inject('redisUrl'),
         CAIRN_ORG_ID: orgId,
         CAIRN_HEARTBEAT_MS: String(HEARTBEAT_MS),
+        // The new worker gets the partitions once the broker gives up on the killed one.
+        CAIRN_KAFKA_SESSION_TIMEOUT_MS: String(KAFKA_SESSION_TIMEOUT_MS),
         CAIRN_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'inherit', 'inherit'],
