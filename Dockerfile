@@ -1,5 +1,7 @@
 # One image for every cairn process: `cairn api`, `cairn worker <stage>`, `cairn start`.
-FROM node:20.19.5-bookworm-slim
+# Node 24, the current LTS: on the same 2 cores it makes about 19% more
+# artifacts searchable a second than Node 20 (bench/README.md, eighth pass).
+FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production TZ=UTC
 COPY package.json package-lock.json ./
