@@ -86,9 +86,10 @@ export async function openStore({ clickhouse, dataDir }: StoreOptions): Promise<
  * `JE_MALLOC_CONF`, and a value the operator sets wins). Merges allocate and
  * free a few hundred MiB at a time, and the engine kept freed pages for 5 s
  * (`dirty_decay_ms`) before it gave them back to the system. With 1 s, peak
- * RSS as fast as accepted was about 60 MiB lower on Node 24 (130 on Node 20),
- * for 2-4% fewer artifacts searchable a second; at 20,000/s offered, no
- * change (bench/README.md, ninth pass). 0 cost a sixth of the throughput.
+ * RSS as fast as accepted was about 60 MiB lower on Node 24 (three pairs;
+ * 128 MiB in one pair on Node 20), for about 4% fewer artifacts searchable a
+ * second; at 20,000/s offered, no change (bench/README.md, ninth pass). 0
+ * cost a sixth of the throughput.
  */
 export const ENGINE_ALLOCATOR = 'dirty_decay_ms:1000';
 
