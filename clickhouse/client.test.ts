@@ -1,21 +1,18 @@
 // The embedded store as the engine runs it: settings that reach the engine only through how it is opened.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE_ALLOCATOR, openStore, type Store } from './client.js';
+import { openTestStore, type TestStore } from '../test/helpers/store.js';
+import { ENGINE_ALLOCATOR, type Store } from './client.js';
 
-let dir: string;
+let opened: TestStore;
 let store: Store;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-client-'));
-  store = await openStore({ clickhouse: { user: 'default', password: '', database: 'cairn' }, dataDir: dir });
+  opened = await openTestStore('client', { migrated: false, embedded: true });
+  store = opened.store;
 });
 
 afterAll(async () => {
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await opened?.close();
 });
 
 describe('the embedded engine', () => {

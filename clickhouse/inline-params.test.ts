@@ -1,25 +1,22 @@
 // Parameters written into statements for the embedded engine read back as
 // the values bound by the engine would: any string (quotes, backslashes,
 // control characters, any Unicode), integers, arrays, each of its type.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './client.js';
+import { openTestStore, type TestStore } from '../test/helpers/store.js';
+import type { Store } from './client.js';
 import { inlineQueryParams } from './inline-params.js';
 
-let dir: string;
+let opened: TestStore;
 let store: Store;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-inline-params-'));
-  store = await openStore({ clickhouse: { user: 'default', password: '', database: 'cairn' }, dataDir: dir });
+  opened = await openTestStore('inline-params', { migrated: false, embedded: true });
+  store = opened.store;
 });
 
 afterAll(async () => {
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await opened?.close();
 });
 
 async function firstRow(query: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -1,25 +1,20 @@
 // Artifact search on the store itself, with enough rows for ClickHouse's
 // query optimizations to kick in.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../clickhouse/client.js';
-import { migrate } from '../clickhouse/migrate.js';
+import type { Store } from '../clickhouse/client.js';
 import { queryRows, SqlParams } from '../clickhouse/sql.js';
 import { searchArtifacts } from '../clickhouse/tables/artifacts.js';
 import { parseQuery, QuerySyntaxError } from '../query/parse.js';
 import { toSqlCondition } from '../query/to-sql.js';
 import { storeCondition } from '../api/search-sql.js';
+import { openTestStore, type TestStore } from './helpers/store.js';
 
+let opened: TestStore;
 let store: Store;
 
 beforeAll(async () => {
-  store = await openStore({
-    clickhouse: { url: process.env.CAIRN_TEST_CLICKHOUSE_URL, user: 'default', password: '', database: `cairn_search_${process.pid}` },
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-search-')),
-  });
-  await migrate(store);
+  opened = await openTestStore('search');
+  store = opened.store;
   await store.command({
     query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
             SELECT generateUUIDv7(), 'o', 'auth',
@@ -36,7 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await store?.close();
+  await opened?.close();
 });
 
 async function search(query: string, limit = 50, options: { countLimit?: number; offset?: number; orgId?: string } = {}) {

@@ -3,13 +3,9 @@
 // ClickHouse (query/to-sql.ts) and in memory (query/match.ts). fast-check
 // generates both; the seed is printed, so a failure can be replayed with
 // CAIRN_QUERY_SEED=<seed>.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, toClickHouseTime, type Store } from '../clickhouse/client.js';
-import { migrate } from '../clickhouse/migrate.js';
+import { toClickHouseTime, type Store } from '../clickhouse/client.js';
 import { SqlParams } from '../clickhouse/sql.js';
 import { eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
 import { eventsTarget } from '../api/search-sql.js';
@@ -18,6 +14,7 @@ import { compileMatcher, PreparedTarget, type MatchTarget } from '../query/match
 import { parseQuery } from '../query/parse.js';
 import { printQuery } from '../query/print.js';
 import { answerableFromEvents, toSqlCondition } from '../query/to-sql.js';
+import { openTestStore, type TestStore } from './helpers/store.js';
 
 const ORG = 'differential';
 const SEED = Number(process.env.CAIRN_QUERY_SEED ?? Date.now() % 2_147_483_647);
@@ -86,15 +83,13 @@ const query: fc.Arbitrary<QueryNode> = fc.letrec<{ node: QueryNode }>((tie) => (
   ),
 })).node;
 
+let opened: TestStore;
 let store: Store;
 const targets: MatchTarget[] = [];
 
 beforeAll(async () => {
-  store = await openStore({
-    clickhouse: { url: process.env.CAIRN_TEST_CLICKHOUSE_URL, user: 'default', password: '', database: `cairn_diff_${process.pid}` },
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-diff-')),
-  });
-  await migrate(store);
+  opened = await openTestStore('diff');
+  store = opened.store;
   const now = new Date().toISOString();
   fc.sample(event, { numRuns: 80, seed: SEED }).forEach((e, i) =>
     targets.push({ id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, source: e.source, raw: e.raw, fields: e.fields as MatchTarget['fields'] }),
@@ -108,7 +103,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await store?.close();
+  await opened?.close();
 });
 
 describe('query back ends', () => {

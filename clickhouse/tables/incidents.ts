@@ -56,20 +56,19 @@ function fromRow(row: unknown): Incident {
   };
 }
 
-export async function saveIncident(store: Store, incident: IncidentCore): Promise<void> {
+export async function saveIncidents(store: Store, incidents: IncidentCore[]): Promise<void> {
+  if (incidents.length === 0) return;
   await store.insert({
     table: 'incidents',
     format: 'JSONEachRow',
-    values: [
-      {
-        ...incident,
-        first_seen: toClickHouseTime(incident.first_seen),
-        last_seen: toClickHouseTime(incident.last_seen),
-        created_at: toClickHouseTime(incident.created_at),
-        updated_at: toClickHouseTime(incident.updated_at),
-        version: nextVersion(),
-      },
-    ],
+    values: incidents.map((incident) => ({
+      ...incident,
+      first_seen: toClickHouseTime(incident.first_seen),
+      last_seen: toClickHouseTime(incident.last_seen),
+      created_at: toClickHouseTime(incident.created_at),
+      updated_at: toClickHouseTime(incident.updated_at),
+      version: nextVersion(),
+    })),
   });
 }
 
@@ -87,17 +86,18 @@ export interface IncidentFilter {
 
 function incidentQuery(orgId: string, filter: Omit<IncidentFilter, 'limit' | 'offset'>, params: SqlParams): string {
   const org = params.add(orgId, 'String');
+  // Named incidents are picked inside each FINAL read, so that only their rows are folded, not the organization's.
+  const ids = filter.ids ? params.add(filter.ids, 'Array(UUID)') : null;
   const where = [`i.org_id = ${org}`];
   if (filter.severity) where.push(`i.severity = ${params.add(filter.severity, 'String')}`);
   if (filter.start) where.push(`i.created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
   if (filter.end) where.push(`i.created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
-  if (filter.ids) where.push(`i.id IN ${params.add(filter.ids, 'Array(UUID)')}`);
   if (filter.status !== undefined) where.push(`if(s.status = 0, ${NEW_STATUS}, s.status) = ${params.add(filter.status, 'UInt8')}`);
   return `SELECT i.id AS id, i.org_id AS org_id, i.title AS title, i.severity AS severity, i.artifact_count AS artifact_count,
                  i.node_count AS node_count, i.node_ids AS node_ids, i.observation_ids AS observation_ids, i.first_seen AS first_seen,
                  i.last_seen AS last_seen, i.created_at AS created_at, greatest(i.updated_at, s.changed_at) AS updated_at, s.status AS current_status
-          FROM (SELECT * FROM incidents FINAL WHERE org_id = ${org}) AS i
-          LEFT JOIN (SELECT incident_id, status, changed_at FROM incident_status FINAL WHERE org_id = ${org}) AS s ON s.incident_id = i.id
+          FROM (SELECT * FROM incidents FINAL WHERE org_id = ${org}${ids ? ` AND id IN ${ids}` : ''}) AS i
+          LEFT JOIN (SELECT incident_id, status, changed_at FROM incident_status FINAL WHERE org_id = ${org}${ids ? ` AND incident_id IN ${ids}` : ''}) AS s ON s.incident_id = i.id
           ${whereClause(where)}`;
 }
 
@@ -109,9 +109,15 @@ export async function listIncidents(store: Store, orgId: string, filter: Inciden
 }
 
 export async function getIncident(store: Store, orgId: string, id: string): Promise<Incident | null> {
+  return (await getIncidents(store, orgId, [id])).get(id) ?? null;
+}
+
+/** The incidents of those ids that exist, by id. */
+export async function getIncidents(store: Store, orgId: string, ids: string[]): Promise<Map<string, Incident>> {
+  if (ids.length === 0) return new Map();
   const params = new SqlParams();
-  const [row] = await queryRows(store, incidentQuery(orgId, { ids: [id] }, params), params);
-  return row ? fromRow(row) : null;
+  const rows = await queryRows(store, incidentQuery(orgId, { ids }, params), params);
+  return new Map(rows.map(fromRow).map((incident) => [incident.id, incident]));
 }
 
 export interface StatusChange {

@@ -73,59 +73,64 @@ function incidentLeadFromRow(row: unknown): IncidentLead {
   return { ...r, first_seen: toIsoTimestamp(r.first_seen), last_seen: toIsoTimestamp(r.last_seen) };
 }
 
-export async function saveIncidentLead(store: Store, lead: IncidentLead): Promise<void> {
+export async function saveIncidentLeads(store: Store, leads: IncidentLead[]): Promise<void> {
+  if (leads.length === 0) return;
   await store.insert({
     table: 'incident_leads',
     format: 'JSONEachRow',
-    values: [{ ...lead, first_seen: toClickHouseTime(lead.first_seen), last_seen: toClickHouseTime(lead.last_seen), version: nextVersion() }],
+    values: leads.map((lead) => ({ ...lead, first_seen: toClickHouseTime(lead.first_seen), last_seen: toClickHouseTime(lead.last_seen), version: nextVersion() })),
   });
 }
 
-/** The incident a lead joined, if it joined one. */
-export async function incidentOfLead(store: Store, orgId: string, leadId: string): Promise<string | null> {
+/** The incident each of the leads joined, for those that joined one, by lead id. */
+export async function incidentsOfLeads(store: Store, orgId: string, leadIds: string[]): Promise<Map<string, string>> {
+  if (leadIds.length === 0) return new Map();
   const result = await store.query({
-    query: 'SELECT incident_id FROM incident_leads FINAL WHERE org_id = {orgId:String} AND lead_id = {leadId:UUID}',
-    query_params: { orgId, leadId },
+    query: 'SELECT lead_id, incident_id FROM incident_leads FINAL WHERE org_id = {orgId:String} AND lead_id IN {leadIds:Array(UUID)}',
+    query_params: { orgId, leadIds },
     format: 'JSONEachRow',
   });
-  const [row] = await result.json<{ incident_id: string }>();
-  return row?.incident_id ?? null;
+  return new Map((await result.json<{ lead_id: string; incident_id: string }>()).map((r) => [r.lead_id, r.incident_id]));
 }
 
-export async function leadsOfIncident(store: Store, orgId: string, incidentId: string): Promise<IncidentLead[]> {
-  const result = await store.query({
-    query: `SELECT org_id, lead_id, incident_id, rule_name, observation_id, severity, node_ids, artifact_ids, first_seen, last_seen
-            FROM incident_leads FINAL WHERE org_id = {orgId:String} AND incident_id = {incidentId:UUID} ORDER BY first_seen, lead_id`,
-    query_params: { orgId, incidentId },
-    format: 'JSONEachRow',
-  });
-  return (await result.json()).map(incidentLeadFromRow);
+/** Leads sharing one of `nodeIds` whose event time [first_seen, last_seen] meets [after, before]. */
+export interface NodeSharing {
+  nodeIds: string[];
+  after: string;
+  before: string;
 }
 
 /**
- * Incidents holding a lead that shares one of `nodeIds` and whose event time
- * [first_seen, last_seen] comes within `windowMs` of [firstSeen, lastSeen],
- * on either side, the most recently active first.
+ * Every lead of the incidents named and of those holding a lead that
+ * `sharing` selects, by incident id, each incident's in order of first_seen
+ * then lead id.
  */
-export async function incidentsSharingNodes(
-  store: Store,
-  orgId: string,
-  lead: { nodeIds: string[]; firstSeen: string; lastSeen: string },
-  windowMs: number,
-): Promise<{ incident_id: string; last_seen: string }[]> {
-  if (lead.nodeIds.length === 0) return [];
+export async function incidentMembers(store: Store, orgId: string, { incidentIds, sharing }: { incidentIds: string[]; sharing?: NodeSharing }): Promise<Map<string, IncidentLead[]>> {
+  const chosen: string[] = [];
+  if (incidentIds.length > 0) chosen.push('incident_id IN {incidentIds:Array(UUID)}');
+  if (sharing && sharing.nodeIds.length > 0) {
+    chosen.push(`incident_id IN (SELECT incident_id FROM incident_leads FINAL
+                   WHERE org_id = {orgId:String} AND hasAny(node_ids, {nodeIds:Array(UUID)})
+                     AND last_seen >= {after:DateTime64(3)} AND first_seen <= {before:DateTime64(3)})`);
+  }
+  const members = new Map<string, IncidentLead[]>();
+  if (chosen.length === 0) return members;
   const result = await store.query({
-    query: `SELECT incident_id, max(last_seen) AS latest FROM incident_leads FINAL
-            WHERE org_id = {orgId:String} AND hasAny(node_ids, {nodeIds:Array(UUID)})
-              AND last_seen >= {after:DateTime64(3)} AND first_seen <= {before:DateTime64(3)}
-            GROUP BY incident_id ORDER BY latest DESC, incident_id`,
+    query: `SELECT org_id, lead_id, incident_id, rule_name, observation_id, severity, node_ids, artifact_ids, first_seen, last_seen
+            FROM incident_leads FINAL WHERE org_id = {orgId:String} AND (${chosen.join(' OR ')})
+            ORDER BY incident_id, first_seen, lead_id`,
     query_params: {
       orgId,
-      nodeIds: lead.nodeIds,
-      after: toClickHouseTime(new Date(Date.parse(lead.firstSeen) - windowMs).toISOString()),
-      before: toClickHouseTime(new Date(Date.parse(lead.lastSeen) + windowMs).toISOString()),
+      incidentIds,
+      ...(sharing ? { nodeIds: sharing.nodeIds, after: toClickHouseTime(sharing.after), before: toClickHouseTime(sharing.before) } : {}),
     },
     format: 'JSONEachRow',
   });
-  return (await result.json<{ incident_id: string; latest: string }>()).map((r) => ({ incident_id: r.incident_id, last_seen: toIsoTimestamp(r.latest) }));
+  for (const row of await result.json()) {
+    const member = incidentLeadFromRow(row);
+    const list = members.get(member.incident_id);
+    if (list) list.push(member);
+    else members.set(member.incident_id, [member]);
+  }
+  return members;
 }

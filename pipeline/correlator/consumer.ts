@@ -5,7 +5,7 @@ import { stableId } from '../../lib/ids.js';
 import { leads, systemEvents, type SystemEvent } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
-import { correlateLead, type CorrelationOutcome } from './correlate.js';
+import { correlateLeads, type CorrelationOutcome } from './correlate.js';
 
 const EVENT_SEVERITY = { low: 'info', medium: 'warning', high: 'error', critical: 'error' } as const;
 
@@ -44,13 +44,14 @@ export const correlatorStage: Stage = {
       maxWaitMs: 20,
       isTransient: isTransientStageError,
       handle: async (batch) => {
+        const batchLeads = batch.map(({ value }) => value);
+        const outcomes = await correlateLeads(ctx.store, batchLeads, ctx.config.correlation, new Date().toISOString());
         const events: SystemEvent[] = [];
-        for (const { value: lead } of batch) {
-          const outcome = await correlateLead(ctx.store, lead, ctx.config.correlation, new Date().toISOString());
-          if (outcome.created) ctx.logger.info({ incident: outcome.incidentId, lead: lead.id, rule: lead.rule_name }, 'incident opened');
+        outcomes.forEach((outcome, n) => {
+          if (outcome.created) ctx.logger.info({ incident: outcome.incidentId, lead: batchLeads[n]!.id, rule: batchLeads[n]!.rule_name }, 'incident opened');
           const event = incidentEvent(outcome);
           if (event) events.push(event);
-        }
+        });
         // After the incident rows: a notification names an incident that exists.
         await publish(ctx.bus, systemEvents, events);
       },

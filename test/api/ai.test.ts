@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../api/auth.js';
 import { UNTRUSTED_NOTICE } from '../../ai/tools/quote.js';
 import { TOOLS } from '../../ai/tools/catalogue.js';
-import { saveIncident } from '../../clickhouse/tables/incidents.js';
+import { saveIncidents } from '../../clickhouse/tables/incidents.js';
 import { insertNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { listObservations, saveObservations } from '../../clickhouse/tables/observations.js';
 import { PERMISSIONS } from '../../identity/permissions.js';
@@ -74,7 +74,7 @@ async function seedIncident(orgId: string) {
   await saveObservations(api.runtime.store, [
     { id: incident.observationId, org_id: orgId, type: 'auth', description: '40 failed SSH logins from 198.51.100.23 in 5 minutes', severity: 'high', node_ids: [incident.nodeId], artifact_ids: [], rule_id: null, tags: ['attack.t1110'], created_by: 'rule', created_at: now, updated_at: now },
   ]);
-  await saveIncident(api.runtime.store, { id: incident.id, org_id: orgId, title: incident.title, severity: 'high', artifact_count: 40, node_count: 1, node_ids: [incident.nodeId], observation_ids: [incident.observationId], first_seen: now, last_seen: now, created_at: now, updated_at: now });
+  await saveIncidents(api.runtime.store, [{ id: incident.id, org_id: orgId, title: incident.title, severity: 'high', artifact_count: 40, node_count: 1, node_ids: [incident.nodeId], observation_ids: [incident.observationId], first_seen: now, last_seen: now, created_at: now, updated_at: now }]);
   return incident;
 }
 

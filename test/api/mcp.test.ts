@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saveIncident } from '../../clickhouse/tables/incidents.js';
+import { saveIncidents } from '../../clickhouse/tables/incidents.js';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
@@ -103,7 +103,7 @@ describe('the MCP server', () => {
     await configure({ enabled: true, exposed_tools: null });
     const now = new Date().toISOString();
     const id = randomUUID();
-    await saveIncident(api.runtime.store, { id, org_id: orgId, title: 'Beaconing from build-07', severity: 'medium', artifact_count: 3, node_count: 0, node_ids: [], observation_ids: [], first_seen: now, last_seen: now, created_at: now, updated_at: now });
+    await saveIncidents(api.runtime.store, [{ id, org_id: orgId, title: 'Beaconing from build-07', severity: 'medium', artifact_count: 3, node_count: 0, node_ids: [], observation_ids: [], first_seen: now, last_seen: now, created_at: now, updated_at: now }]);
     const client = await connect(await apiKey(['ai:read', 'incidents:read']));
     const listed = await client.listResources();
     expect(listed.resources).toContainEqual(expect.objectContaining({ uri: `cairn://incidents/${id}`, name: 'Beaconing from build-07', mimeType: 'application/json' }));
