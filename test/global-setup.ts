@@ -1,6 +1,9 @@
 // Starts the real services the tests talk to, once per run, and stops them
-import type {} from 'vitest';
 // after. Each is found in this order: env URL, Docker, local binary.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { startKafka } from './services/kafka.js';
 import type { RunningService } from './services/process.js';
@@ -15,12 +18,25 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * Temporary files of the run (data dirs of test APIs, buses, stores) go
+ * under one directory, removed at the end: a test that restarts cairn on its
+ * data dir needs it after closing it, so each cannot remove its own.
+ */
+function runTempDir(): () => void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-test-run-'));
+  // The test processes are forked after global set-up and inherit it; os.tmpdir() reads it.
+  process.env.TMPDIR = dir;
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const removeTemp = runTempDir();
   const started: RunningService[] = [];
   if (process.env.CAIRN_TEST_SERVICES === 'none') {
     // For quick runs of pure unit tests (parsers, query language) while developing.
     console.log('[services] CAIRN_TEST_SERVICES=none: no Kafka, Redis or schema registry; tests that need them fail');
-    return async () => {};
+    return async () => removeTemp();
   }
   try {
     const t0 = Date.now();
@@ -36,9 +52,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('schemaRegistryUrl', registry.address);
   } catch (err) {
     await Promise.allSettled(started.map((s) => s.stop()));
+    removeTemp();
     throw err;
   }
   return async () => {
     await Promise.allSettled(started.map((s) => s.stop()));
+    removeTemp();
   };
 }
