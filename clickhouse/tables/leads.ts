@@ -106,12 +106,18 @@ export interface NodeSharing {
  * then lead id.
  */
 export async function incidentMembers(store: Store, orgId: string, { incidentIds, sharing }: { incidentIds: string[]; sharing?: NodeSharing }): Promise<Map<string, IncidentLead[]>> {
+  const near = sharing && sharing.nodeIds.length > 0 ? sharing : null;
   const chosen: string[] = [];
-  if (incidentIds.length > 0) chosen.push('incident_id IN {incidentIds:Array(UUID)}');
-  if (sharing && sharing.nodeIds.length > 0) {
+  const params: Record<string, unknown> = { orgId };
+  if (incidentIds.length > 0) {
+    chosen.push('incident_id IN {incidentIds:Array(UUID)}');
+    params.incidentIds = incidentIds;
+  }
+  if (near) {
     chosen.push(`incident_id IN (SELECT incident_id FROM incident_leads FINAL
                    WHERE org_id = {orgId:String} AND hasAny(node_ids, {nodeIds:Array(UUID)})
                      AND last_seen >= {after:DateTime64(3)} AND first_seen <= {before:DateTime64(3)})`);
+    Object.assign(params, { nodeIds: near.nodeIds, after: toClickHouseTime(near.after), before: toClickHouseTime(near.before) });
   }
   const members = new Map<string, IncidentLead[]>();
   if (chosen.length === 0) return members;
@@ -119,11 +125,7 @@ export async function incidentMembers(store: Store, orgId: string, { incidentIds
     query: `SELECT org_id, lead_id, incident_id, rule_name, observation_id, severity, node_ids, artifact_ids, first_seen, last_seen
             FROM incident_leads FINAL WHERE org_id = {orgId:String} AND (${chosen.join(' OR ')})
             ORDER BY incident_id, first_seen, lead_id`,
-    query_params: {
-      orgId,
-      incidentIds,
-      ...(sharing ? { nodeIds: sharing.nodeIds, after: toClickHouseTime(sharing.after), before: toClickHouseTime(sharing.before) } : {}),
-    },
+    query_params: params,
     format: 'JSONEachRow',
   });
   for (const row of await result.json()) {

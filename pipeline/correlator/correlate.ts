@@ -221,7 +221,8 @@ async function correlateOrganization(store: Store, orgId: string, leads: Lead[],
   const isAddress = (id: string) => summaries.get(id)?.type === 'IP';
 
   const outcomes: CorrelationOutcome[] = [];
-  const joinedRows: IncidentLead[] = [];
+  // Each lead's and each incident's last state in the batch: an insert holds each key once.
+  const joinedRows = new Map<string, IncidentLead>();
   const changed = new Map<string, IncidentCore>();
   for (const lead of leads) {
     const { existing, others, ...correlation } = chooseIncident(book, lead, isAddress, bounds);
@@ -258,12 +259,12 @@ async function correlateOrganization(store: Store, orgId: string, leads: Lead[],
     };
     book.join(joined);
     book.update({ ...incident, status: existing?.status ?? NEW_STATUS });
-    joinedRows.push(joined);
+    joinedRows.set(joined.lead_id, joined);
     changed.set(incident.id, incident);
     outcomes.push({ ...correlation, incident, previousSeverity: existing?.severity ?? null });
   }
   // The leads' rows first: a replay after a crash between the two finds each lead placed and recomputes its incident.
-  await saveIncidentLeads(store, joinedRows);
+  await saveIncidentLeads(store, [...joinedRows.values()]);
   await saveIncidents(store, [...changed.values()]);
   return outcomes;
 }
