@@ -2,25 +2,14 @@
 // the values bound by the engine would: any string (quotes, backslashes,
 // control characters, any Unicode), integers, arrays, each of its type.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestStore, type TestStore } from '../test/helpers/store.js';
-import type { Store } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../test/helpers/store.js';
 import { inlineQueryParams } from './inline-params.js';
 
-let opened: TestStore;
-let store: Store;
-
-beforeAll(async () => {
-  opened = await openTestStore('inline-params', { migrated: false, embedded: true });
-  store = opened.store;
-});
-
-afterAll(async () => {
-  await opened?.close();
-});
+const db = useTestStore('inline-params', { migrated: false, embedded: true });
 
 async function firstRow(query: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await store.query({ query, query_params: params, format: 'JSONEachRow' });
+  const result = await db.store.query({ query, query_params: params, format: 'JSONEachRow' });
   return ((await result.json()) as Record<string, unknown>[])[0]!;
 }
 

@@ -1,28 +1,24 @@
 // Artifact search on the store itself, with enough rows for ClickHouse's
 // query optimizations to kick in.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../clickhouse/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, SqlParams } from '../clickhouse/sql.js';
 import { searchArtifacts } from '../clickhouse/tables/artifacts.js';
 import { parseQuery, QuerySyntaxError } from '../query/parse.js';
 import { toSqlCondition } from '../query/to-sql.js';
 import { storeCondition } from '../api/search-sql.js';
-import { openTestStore, type TestStore } from './helpers/store.js';
+import { useTestStore } from './helpers/store.js';
 
-let opened: TestStore;
-let store: Store;
+const db = useTestStore('search');
 
 beforeAll(async () => {
-  opened = await openTestStore('search');
-  store = opened.store;
-  await store.command({
+  await db.store.command({
     query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
             SELECT generateUUIDv7(), 'o', 'auth',
                    if(number % 10 = 0, concat('sshd: Failed password for root from 10.0.', toString(number % 256), '.1'), concat('sshd: Accepted publickey for alice ', toString(number))),
                    toDateTime64('2026-11-01 00:00:00', 3, 'UTC') + toIntervalMillisecond(number * 1000), '{}', now64(3)
             FROM numbers(20000)`,
   });
-  await store.command({
+  await db.store.command({
     query: `INSERT INTO events (artifact_id, org_id, source, timestamp, parser, fields, created_at)
             SELECT generateUUIDv7(), 'o', 'dns', toDateTime64('2026-11-01 00:00:00', 3, 'UTC') + toIntervalMillisecond(number * 1000), 'zeek_dns',
                    map('dns.question.type', [if(number % 1000 = 0, 'AAAA', 'A')], 'source.ip', [concat('10.1.', toString(number % 200), '.9')]), now64(3)
@@ -30,16 +26,12 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await opened?.close();
-});
-
 async function search(query: string, limit = 50, options: { countLimit?: number; offset?: number; orgId?: string } = {}) {
   const tree = parseQuery(query);
   const fieldSubquery = () => {
     throw new QuerySyntaxError('no fields here', 0);
   };
-  return searchArtifacts(store, {
+  return searchArtifacts(db.store, {
     scope: { orgId: options.orgId ?? 'o' },
     on: 'artifacts',
     conditions: (_scope, params) => {
@@ -82,7 +74,7 @@ describe('artifact search on 20,000 rows', () => {
 describe('a search with more matches than it counts', () => {
   beforeAll(async () => {
     // 10,000 rows a second apart; only the oldest 3,000 say "early".
-    await store.command({
+    await db.store.command({
       query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
               SELECT generateUUIDv7(), 'w', 'app', concat('row ', toString(number), if(number < 3000, ' early', ' late')),
                      toDateTime64('2026-11-02 00:00:00', 3, 'UTC') + toIntervalSecond(number), '{}', now64(3)
@@ -121,7 +113,7 @@ describe('indexes the search compiles to', () => {
   async function indexesUsed(query: string): Promise<string> {
     const params = new SqlParams();
     const { sql } = storeCondition(parseQuery(query), { orgId: 'o' }, params);
-    const result = await store.query({ query: `EXPLAIN indexes = 1 SELECT count() FROM events WHERE ${sql}`, query_params: params.values, format: 'TabSeparated' });
+    const result = await db.store.query({ query: `EXPLAIN indexes = 1 SELECT count() FROM events WHERE ${sql}`, query_params: params.values, format: 'TabSeparated' });
     return result.text();
   }
 
@@ -129,7 +121,7 @@ describe('indexes the search compiles to', () => {
     expect(await indexesUsed('dns.question.type:aaaa')).toContain('field_value_pairs');
     const params = new SqlParams();
     const { sql } = storeCondition(parseQuery('dns.question.type:aaaa OR dns.question.type:"AAAA"'), { orgId: 'o' }, params);
-    const [row] = await (await store.query({ query: `SELECT count() AS n FROM events WHERE ${sql}`, query_params: params.values, format: 'JSONEachRow' })).json<{ n: string }>();
+    const [row] = await (await db.store.query({ query: `SELECT count() AS n FROM events WHERE ${sql}`, query_params: params.values, format: 'JSONEachRow' })).json<{ n: string }>();
     expect(Number(row!.n)).toBe(20);
   });
 
@@ -140,9 +132,9 @@ describe('indexes the search compiles to', () => {
 
 describe('per-query settings', () => {
   it('hold for their query only, also on the embedded engine whose one session keeps what the client sets', async () => {
-    const current = async () => (await queryRows(store, "SELECT getSetting('optimize_read_in_order') AS o, getSetting('join_use_nulls') AS j", new SqlParams()))[0];
+    const current = async () => (await queryRows(db.store, "SELECT getSetting('optimize_read_in_order') AS o, getSetting('join_use_nulls') AS j", new SqlParams()))[0];
     const before = await current();
-    const [inside] = await queryRows(store, "SELECT getSetting('optimize_read_in_order') AS o, getSetting('join_use_nulls') AS j", new SqlParams(), { optimize_read_in_order: 0, join_use_nulls: 1 });
+    const [inside] = await queryRows(db.store, "SELECT getSetting('optimize_read_in_order') AS o, getSetting('join_use_nulls') AS j", new SqlParams(), { optimize_read_in_order: 0, join_use_nulls: 1 });
     expect(inside).toEqual({ o: false, j: true });
     expect(await current()).toEqual(before);
     expect(before).toEqual({ o: true, j: false });

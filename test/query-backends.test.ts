@@ -4,8 +4,8 @@
 // generates both; the seed is printed, so a failure can be replayed with
 // CAIRN_QUERY_SEED=<seed>.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toClickHouseTime, type Store } from '../clickhouse/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toClickHouseTime } from '../clickhouse/client.js';
 import { SqlParams } from '../clickhouse/sql.js';
 import { eventFieldSubquery, insertEvents } from '../clickhouse/tables/events.js';
 import { eventsTarget } from '../api/search-sql.js';
@@ -14,7 +14,7 @@ import { compileMatcher, PreparedTarget, type MatchTarget } from '../query/match
 import { parseQuery } from '../query/parse.js';
 import { printQuery } from '../query/print.js';
 import { answerableFromEvents, toSqlCondition } from '../query/to-sql.js';
-import { openTestStore, type TestStore } from './helpers/store.js';
+import { useTestStore } from './helpers/store.js';
 
 const ORG = 'differential';
 const SEED = Number(process.env.CAIRN_QUERY_SEED ?? Date.now() % 2_147_483_647);
@@ -83,28 +83,21 @@ const query: fc.Arbitrary<QueryNode> = fc.letrec<{ node: QueryNode }>((tie) => (
   ),
 })).node;
 
-let opened: TestStore;
-let store: Store;
+const db = useTestStore('diff');
 const targets: MatchTarget[] = [];
 
 beforeAll(async () => {
-  opened = await openTestStore('diff');
-  store = opened.store;
   const now = new Date().toISOString();
   fc.sample(event, { numRuns: 80, seed: SEED }).forEach((e, i) =>
     targets.push({ id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, source: e.source, raw: e.raw, fields: e.fields as MatchTarget['fields'] }),
   );
-  await store.insert({
+  await db.store.insert({
     table: 'artifacts',
     format: 'JSONEachRow',
     values: targets.map((t) => ({ id: t.id, org_id: ORG, source: t.source, raw: t.raw, timestamp: toClickHouseTime(now), metadata: '{}', created_at: toClickHouseTime(now) })),
   });
-  await insertEvents(store, targets.map((t) => ({ artifact_id: t.id, org_id: ORG, source: t.source, timestamp: now, parser: 'test', fields: t.fields, created_at: now })));
+  await insertEvents(db.store, targets.map((t) => ({ artifact_id: t.id, org_id: ORG, source: t.source, timestamp: now, parser: 'test', fields: t.fields, created_at: now })));
 }, 120_000);
-
-afterAll(async () => {
-  await opened?.close();
-});
 
 describe('query back ends', () => {
   it(`agree on ${QUERIES} random queries over random events (seed ${SEED})`, async () => {
@@ -119,7 +112,7 @@ describe('query back ends', () => {
       const params = new SqlParams();
       const trees = batch.map((text) => parseQuery(text));
       const conditions = trees.map((tree) => toSqlCondition(tree, { textColumn: 'raw', fieldSubquery }, params) ?? '1');
-      const result = await store.query({
+      const result = await db.store.query({
         query: `SELECT toString(id) AS id, [${conditions.map((c) => `toUInt8(${c})`).join(', ')}] AS hits FROM artifacts WHERE org_id = ${params.add(ORG, 'String')} ORDER BY id`,
         query_params: params.values,
         format: 'JSONEachRow',
@@ -131,7 +124,7 @@ describe('query back ends', () => {
       const eventParams = new SqlParams();
       const eventConditions = trees.map((tree, q) => (fromEvents[q] ? toSqlCondition(tree, eventsTarget({ orgId: ORG }), eventParams) ?? '1' : '0'));
       const eventRows = await (
-        await store.query({
+        await db.store.query({
           query: `SELECT toString(artifact_id) AS id, [${eventConditions.map((c) => `toUInt8(${c})`).join(', ')}] AS hits FROM events WHERE org_id = ${eventParams.add(ORG, 'String')} ORDER BY id`,
           query_params: eventParams.values,
           format: 'JSONEachRow',

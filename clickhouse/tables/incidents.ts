@@ -26,7 +26,8 @@ export interface Incident extends IncidentCore {
   status: number;
 }
 
-const NEW_STATUS = 1;
+/** An incident's status until an analyst sets one. */
+export const NEW_STATUS = 1;
 
 const IncidentRow = z.object({
   id: z.string(),

@@ -2,6 +2,7 @@
 // incident_leads (which incident each lead joined).
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { groupBy } from '../../lib/group.js';
 import { Severity } from '../severity.js';
 import { nextVersion } from '../version.js';
 
@@ -119,8 +120,7 @@ export async function incidentMembers(store: Store, orgId: string, { incidentIds
                      AND last_seen >= {after:DateTime64(3)} AND first_seen <= {before:DateTime64(3)})`);
     Object.assign(params, { nodeIds: near.nodeIds, after: toClickHouseTime(near.after), before: toClickHouseTime(near.before) });
   }
-  const members = new Map<string, IncidentLead[]>();
-  if (chosen.length === 0) return members;
+  if (chosen.length === 0) return new Map();
   const result = await store.query({
     query: `SELECT org_id, lead_id, incident_id, rule_name, observation_id, severity, node_ids, artifact_ids, first_seen, last_seen
             FROM incident_leads FINAL WHERE org_id = {orgId:String} AND (${chosen.join(' OR ')})
@@ -128,11 +128,5 @@ export async function incidentMembers(store: Store, orgId: string, { incidentIds
     query_params: params,
     format: 'JSONEachRow',
   });
-  for (const row of await result.json()) {
-    const member = incidentLeadFromRow(row);
-    const list = members.get(member.incident_id);
-    if (list) list.push(member);
-    else members.set(member.incident_id, [member]);
-  }
-  return members;
+  return groupBy((await result.json()).map(incidentLeadFromRow), (member) => member.incident_id);
 }

@@ -3,19 +3,20 @@
 // few addresses, hosts and users over a day and a half, with updates of
 // earlier leads among them, so that windows, spans, hubs, the lead limit and
 // joins of leads placed earlier in the same batch all come into play.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { getIncidents } from '../../clickhouse/tables/incidents.js';
-import type { Store } from '../../clickhouse/client.js';
 import { stableId } from '../../lib/ids.js';
 import type { Lead } from '../../topics/index.js';
-import { openTestStore, type TestStore } from '../../test/helpers/store.js';
+import { useTestStore } from '../../test/helpers/store.js';
 import { correlateLeads, type CorrelationOutcome } from './correlate.js';
 
 const bounds = { windowMs: 3_600_000, maxSpanMs: 12 * 3_600_000, maxLeads: 5, hubLimit: 2 };
 const NOW = '2026-11-25T12:00:00.000Z';
 const START = Date.UTC(2026, 10, 20);
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+
+const db = useTestStore('correlate-batch');
 
 const NODES = [
   ...Array.from({ length: 6 }, (_, i) => ({ type: 'IP', value: `203.0.113.${i + 1}` })),
@@ -71,10 +72,10 @@ function leadsFor(orgId: string, count: number, seed: number): Lead[] {
 }
 
 /** Each lead's incident, and the incidents as they end up, leaving out what differs by organization. */
-async function correlateInBatches(store: Store, orgId: string, leads: Lead[], batchSize: number) {
+async function correlateInBatches(orgId: string, leads: Lead[], batchSize: number) {
   const outcomes: CorrelationOutcome[] = [];
-  for (let start = 0; start < leads.length; start += batchSize) outcomes.push(...(await correlateLeads(store, leads.slice(start, start + batchSize), bounds, NOW)));
-  const incidents = await getIncidents(store, orgId, [...new Set(outcomes.map((o) => o.incidentId))]);
+  for (let start = 0; start < leads.length; start += batchSize) outcomes.push(...(await correlateLeads(db.store, leads.slice(start, start + batchSize), bounds, NOW)));
+  const incidents = await getIncidents(db.store, orgId, [...new Set(outcomes.map((o) => o.incidentId))]);
   return {
     outcomes: outcomes.map(({ incidentId, created, previousSeverity, incident }) => ({ incidentId, created, previousSeverity, title: incident.title, severity: incident.severity })),
     incidents: [...incidents.values()]
@@ -83,29 +84,18 @@ async function correlateInBatches(store: Store, orgId: string, leads: Lead[], ba
   };
 }
 
-let opened: TestStore;
-
-beforeAll(async () => {
-  opened = await openTestStore('correlate-batch');
-}, 60_000);
-
-afterAll(async () => {
-  await opened?.close();
-});
-
 describe('correlating a batch of leads', () => {
   it.each([
     [7, 1],
     [200, 2],
   ])('opens and joins the same incidents in batches of %i as one lead at a time (seed %i)', async (batchSize, seed) => {
-    const { store } = opened;
     const orgs = { single: `single-${seed}`, batched: `batched-${seed}` };
     for (const orgId of Object.values(orgs)) {
-      await insertNodeSightings(store, NODES.map((n) => ({ org_id: orgId, id: n.id, type: n.type, value: n.value, first_seen: NOW, last_seen: NOW })));
+      await insertNodeSightings(db.store, NODES.map((n) => ({ org_id: orgId, id: n.id, type: n.type, value: n.value, first_seen: NOW, last_seen: NOW })));
     }
     const leads = leadsFor(orgs.single, 80, seed);
-    const single = await correlateInBatches(store, orgs.single, leads, 1);
-    const batched = await correlateInBatches(store, orgs.batched, leads.map((l) => ({ ...l, org_id: orgs.batched })), batchSize);
+    const single = await correlateInBatches(orgs.single, leads, 1);
+    const batched = await correlateInBatches(orgs.batched, leads.map((l) => ({ ...l, org_id: orgs.batched })), batchSize);
 
     expect(batched).toEqual(single);
     // The leads did what the test means them to: open several incidents, join some, and update placed ones.

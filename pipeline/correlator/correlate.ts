@@ -13,17 +13,17 @@
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../../clickhouse/client.js';
 import { highestSeverity } from '../../clickhouse/severity.js';
-import { getIncidents, saveIncidents, type Incident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
+import { getIncidents, NEW_STATUS, saveIncidents, type Incident, type IncidentCore } from '../../clickhouse/tables/incidents.js';
 import { incidentMembers, incidentsOfLeads, saveIncidentLeads, type IncidentLead } from '../../clickhouse/tables/leads.js';
 import { nodeSummaries, type NodeSummary } from '../../clickhouse/tables/nodes.js';
 import type { CorrelationBounds } from '../../config/env.js';
+import { groupBy } from '../../lib/group.js';
 import { stableId } from '../../lib/ids.js';
 import type { Lead } from '../../topics/index.js';
 import { GROUP_PREFIX } from '../enricher/extract.js';
 
 /** Statuses an incident can still take new leads in: 1 New, 2 Investigating. */
 const OPEN_STATUSES = new Set([1, 2]);
-const NEW_STATUS = 1;
 const TARGET_TYPES = ['host', 'user', 'domain', 'email'];
 
 export interface Correlation {
@@ -275,13 +275,8 @@ async function correlateOrganization(store: Store, orgId: string, leads: Lead[],
  * written together.
  */
 export async function correlateLeads(store: Store, leads: Lead[], bounds: CorrelationBounds, now: string): Promise<CorrelationOutcome[]> {
-  const byOrg = new Map<string, number[]>();
-  leads.forEach((lead, n) => {
-    const list = byOrg.get(lead.org_id);
-    if (list) list.push(n);
-    else byOrg.set(lead.org_id, [n]);
-  });
   const outcomes = new Array<CorrelationOutcome>(leads.length);
+  const byOrg = groupBy(leads.keys(), (n) => leads[n]!.org_id);
   for (const [orgId, places] of byOrg) {
     const done = await correlateOrganization(store, orgId, places.map((n) => leads[n]!), bounds, now);
     places.forEach((n, i) => (outcomes[n] = done[i]!));

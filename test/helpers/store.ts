@@ -4,15 +4,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { openStore, type Store } from '../../clickhouse/client.js';
 import { migrate } from '../../clickhouse/migrate.js';
 
-export interface TestStore {
+interface TestStore {
   store: Store;
   close(): Promise<void>;
 }
 
-export async function openTestStore(name: string, { migrated = true, embedded = false } = {}): Promise<TestStore> {
+async function openTestStore(name: string, { migrated = true, embedded = false } = {}): Promise<TestStore> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `cairn-${name}-`));
   const url = embedded ? undefined : process.env.CAIRN_TEST_CLICKHOUSE_URL;
   const database = url ? `cairn_${name.replaceAll('-', '_')}_${process.pid}` : 'cairn';
@@ -24,6 +25,27 @@ export async function openTestStore(name: string, { migrated = true, embedded = 
       if (url) await store.command({ query: `DROP DATABASE IF EXISTS ${database}` });
       await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A store opened before the test file's tests and removed after them. Call
+ * it at the top of the file; `.store` is there in hooks and tests declared
+ * after the call.
+ */
+export function useTestStore(name: string, options: { migrated?: boolean; embedded?: boolean } = {}): { readonly store: Store } {
+  let opened: TestStore | undefined;
+  beforeAll(async () => {
+    opened = await openTestStore(name, options);
+  }, 120_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return {
+    get store(): Store {
+      if (!opened) throw new Error(`the ${name} test store is not open: use it inside hooks and tests`);
+      return opened.store;
     },
   };
 }

@@ -1,0 +1,13 @@
+// Grouping by key, in the order items come (Map.groupBy arrives with Node 21).
+
+/** The items by key, each group in the items' order, the groups in order of their first item. */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
