@@ -39,12 +39,18 @@ export interface PagedQuery {
  * made the next ones sort everything). A SETTINGS clause ends with its query.
  */
 function withSettings(query: string, settings: Record<string, string | number> | undefined): string {
+  const clause = settingsClause(settings);
+  return clause ? `${query} ${clause}` : query;
+}
+
+/** `SETTINGS a = 1, b = 'x'` of plain settings (names and values of word characters), or '' for none. */
+export function settingsClause(settings: Record<string, string | number> | undefined): string {
   const entries = Object.entries(settings ?? {});
-  if (entries.length === 0) return query;
+  if (entries.length === 0) return '';
   for (const [name, value] of entries) {
     if (!/^[a-z_]+$/.test(name) || !/^[\w.]+$/.test(String(value))) throw new Error(`not a plain setting: ${name} = ${value}`);
   }
-  return `${query} SETTINGS ${entries.map(([name, value]) => `${name} = ${typeof value === 'number' ? value : `'${value}'`}`).join(', ')}`;
+  return `SETTINGS ${entries.map(([name, value]) => `${name} = ${typeof value === 'number' ? value : `'${value}'`}`).join(', ')}`;
 }
 
 /** Runs a SELECT whose values are in `params`, rows as JSON objects; `settings` hold for this query only. */

@@ -6,6 +6,7 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { v7 as uuidv7 } from 'uuid';
 import { createHash } from 'node:crypto';
 import type { Artifact } from '../clickhouse/tables/artifacts.js';
+import { canonicalIso, msToIso } from '../lib/iso-time.js';
 import type { Logger } from '../lib/logger.js';
 import { artifactsRaw, RawArtifact } from '../topics/index.js';
 import type { Envelope } from './bus/consume.js';
@@ -21,13 +22,13 @@ export function deterministicUuidV7(timeMs: number, seed: string): string {
 }
 
 export function completeArtifact(artifact: RawArtifact, message: DeliveredMessage, defaultOrgId: string): Artifact {
-  const received = new Date(message.timestamp).toISOString();
+  const received = msToIso(message.timestamp);
   return {
     id: artifact.id ?? deterministicUuidV7(message.timestamp, `${message.topic}/${message.partition}/${message.offset}/${message.timestamp}`),
     org_id: artifact.org_id ?? defaultOrgId,
     source: artifact.source,
     raw: artifact.raw,
-    timestamp: artifact.timestamp ? new Date(artifact.timestamp).toISOString() : received,
+    timestamp: artifact.timestamp ? canonicalIso(artifact.timestamp) : received,
     metadata: artifact.metadata ?? {},
     created_at: received,
   };

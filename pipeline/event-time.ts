@@ -1,5 +1,6 @@
 // When an event happened: its own @timestamp when that is sane, else the
 // artifact's timestamp. Graph edges and rule windows both count in it.
+import { parseIso } from '../lib/iso-time.js';
 import type { ParsedEvent } from '../topics/index.js';
 
 /** How far in the future an event's own time may be before it is distrusted (clock skew). */
@@ -7,6 +8,6 @@ const FUTURE_TOLERANCE_MS = 86_400_000;
 
 export function eventTime(event: Pick<ParsedEvent, 'fields' | 'timestamp'>): number {
   const stamped = event.fields['@timestamp'];
-  const ms = typeof stamped === 'string' ? Date.parse(stamped) : NaN;
-  return !Number.isNaN(ms) && ms <= Date.now() + FUTURE_TOLERANCE_MS ? ms : Date.parse(event.timestamp);
+  const ms = typeof stamped === 'string' ? parseIso(stamped) : NaN;
+  return !Number.isNaN(ms) && ms <= Date.now() + FUTURE_TOLERANCE_MS ? ms : parseIso(event.timestamp);
 }

@@ -4,10 +4,10 @@
 // engine belongs to one process at a time, so `cairn start` must be stopped.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import { openStore, type Store } from '../../clickhouse/client.js';
+import { openStore } from '../../clickhouse/client.js';
 import { splitStatements } from '../../clickhouse/migrate.js';
 import { loadConfig, type Config } from '../../config/env.js';
 import { positiveInteger } from './options.js';
@@ -75,7 +75,8 @@ async function lockHolder(engineDir: string): Promise<number | null> {
   }
 }
 
-async function openReader(config: Config): Promise<Store> {
+/** A client that only reads: the store's own, or a plain one for a read-only server user. */
+async function openReader(config: Config): Promise<ClickHouseClient> {
   const { url, user, password, database } = config.clickhouse;
   if (url) {
     // Not openStore: it creates the database, which a read-only user (cairn_reader) may not do.
@@ -116,7 +117,7 @@ interface Result {
   cut: boolean;
 }
 
-async function runQuery(store: Store, statement: string, limit: number): Promise<Result> {
+async function runQuery(store: ClickHouseClient, statement: string, limit: number): Promise<Result> {
   // A session that is read-only already (a server user with a readonly profile) may not change settings at
   // all, readonly included; its engine refuses writes without us, and rows beyond the limit are not read.
   const [{ readonly } = { readonly: 0 }] = await (await store.query({ query: "SELECT getSetting('readonly') AS readonly", format: 'JSONEachRow' })).json<{ readonly: number }>();

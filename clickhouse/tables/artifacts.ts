@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams, whereClause } from '../sql.js';
-import { encodeRows, insertEncoded } from '../encoded-rows.js';
+import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { isoToMs } from '../../lib/iso-time.js';
+import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
 import { eventScope, type EventScope } from './events.js';
 
 export interface Artifact {
@@ -38,13 +40,28 @@ function fromRow(row: unknown): Artifact {
   };
 }
 
+/** The columns an artifacts row is written with. */
+const ARTIFACT_COLUMNS: RowColumns = [
+  ['id', 'UUID'],
+  ['org_id', 'LowCardinality(String)'],
+  ['source', 'LowCardinality(String)'],
+  ['raw', 'String'],
+  ['timestamp', "DateTime64(3, 'UTC')"],
+  ['metadata', 'String'],
+  ['created_at', "DateTime64(3, 'UTC')"],
+];
+
+export function encodeArtifacts(artifacts: Artifact[]): EncodedRows {
+  const writer = new RowBinaryWriter();
+  for (const a of artifacts) {
+    writer.row().uuid(a.id).string(a.org_id).string(a.source).string(a.raw).dateTime64(isoToMs(a.timestamp));
+    writer.string(JSON.stringify(a.metadata)).dateTime64(isoToMs(a.created_at));
+  }
+  return encodedRows('artifacts', ARTIFACT_COLUMNS, writer);
+}
+
 export async function insertArtifacts(store: Store, artifacts: Artifact[]): Promise<void> {
-  await insertEncoded(store, encodeRows('artifacts', artifacts.map((a) => ({
-    ...a,
-    metadata: JSON.stringify(a.metadata),
-    timestamp: toClickHouseTime(a.timestamp),
-    created_at: toClickHouseTime(a.created_at),
-  }))));
+  await insertEncoded(store, encodeArtifacts(artifacts));
 }
 
 export interface ArtifactSearch {

@@ -4,7 +4,9 @@
 // artifact count.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { encodeRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { isoToMs } from '../../lib/iso-time.js';
+import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
 import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 
 export interface EdgeSightingRow {
@@ -30,8 +32,27 @@ export interface GraphEdge {
 }
 
 /** Edge sightings as rows of the edge_sightings table, ready to insert (insertEncoded). */
+export const EDGE_SIGHTING_COLUMNS: RowColumns = [
+  ['org_id', 'LowCardinality(String)'],
+  ['id', 'UUID'],
+  ['type', 'LowCardinality(String)'],
+  ['source_id', 'UUID'],
+  ['target_id', 'UUID'],
+  ['artifact_id', 'UUID'],
+  ['seen_at', "DateTime64(3, 'UTC')"],
+];
+
+/** Appends edge sightings as rows of the edge_sightings table (EDGE_SIGHTING_COLUMNS). */
+export function writeEdgeSightings(writer: RowBinaryWriter, sightings: EdgeSightingRow[]): void {
+  for (const s of sightings) {
+    writer.row().string(s.org_id).uuid(s.id).string(s.type).uuid(s.source_id).uuid(s.target_id).uuid(s.artifact_id).dateTime64(isoToMs(s.seen_at));
+  }
+}
+
 export function encodeEdgeSightings(sightings: EdgeSightingRow[]): EncodedRows {
-  return encodeRows('edge_sightings', sightings.map((s) => ({ ...s, seen_at: toClickHouseTime(s.seen_at) })));
+  const writer = new RowBinaryWriter();
+  writeEdgeSightings(writer, sightings);
+  return encodedRows('edge_sightings', EDGE_SIGHTING_COLUMNS, writer);
 }
 
 export async function insertEdgeSightings(store: Store, sightings: EdgeSightingRow[]): Promise<void> {

@@ -2,7 +2,9 @@
 import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
 import type { SqlParams } from '../sql.js';
-import { insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { isoToMs } from '../../lib/iso-time.js';
+import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
 
 /**
  * What some value of a field must pass (compiled by query/to-sql.ts):
@@ -28,33 +30,48 @@ export interface EventRow {
   created_at: string;
 }
 
-/**
- * Events as rows of the events table, ready to insert (insertEncoded). Built
- * with plain loops: this runs for every event, and the entries/map/
- * fromEntries way of writing it allocated twice as much and took twice as
- * long (12 against 6 µs an event).
- */
-export function encodeEvents(events: EventRow[]): EncodedRows {
-  const lines = new Array<string>(events.length);
+/** The columns an events row is written with (the promoted ones are filled from the map by the engine). */
+export const EVENT_COLUMNS: RowColumns = [
+  ['artifact_id', 'UUID'],
+  ['org_id', 'LowCardinality(String)'],
+  ['source', 'LowCardinality(String)'],
+  ['timestamp', "DateTime64(3, 'UTC')"],
+  ['event_time', "Nullable(DateTime64(3, 'UTC'))"],
+  ['parser', 'LowCardinality(String)'],
+  ['fields', 'Map(LowCardinality(String), Array(String))'],
+  ['created_at', "DateTime64(3, 'UTC')"],
+];
+
+/** Appends events as rows of the events table (EVENT_COLUMNS). Plain loops: this runs for every event. */
+export function writeEvents(writer: RowBinaryWriter, events: EventRow[]): void {
   for (let n = 0; n < events.length; n++) {
     const e = events[n]!;
-    const fields: Record<string, string[]> = {};
+    writer.row().uuid(e.artifact_id).string(e.org_id).string(e.source).dateTime64(isoToMs(e.timestamp));
+    if (e.event_time) writer.nullFlag(false).dateTime64(isoToMs(e.event_time));
+    else writer.nullFlag(true);
+    writer.string(e.parser);
+    let keys = 0;
+    for (const key in e.fields) keys++;
+    writer.varUInt(keys);
     for (const key in e.fields) {
+      writer.string(key);
       const value = e.fields[key]!;
-      fields[key] = Array.isArray(value) ? value.map(String) : [typeof value === 'string' ? value : String(value)];
+      if (Array.isArray(value)) {
+        writer.varUInt(value.length);
+        for (const item of value) writer.string(typeof item === 'string' ? item : String(item));
+      } else {
+        writer.varUInt(1).string(typeof value === 'string' ? value : String(value));
+      }
     }
-    lines[n] = JSON.stringify({
-      artifact_id: e.artifact_id,
-      org_id: e.org_id,
-      source: e.source,
-      timestamp: toClickHouseTime(e.timestamp),
-      event_time: e.event_time ? toClickHouseTime(e.event_time) : null,
-      parser: e.parser,
-      fields,
-      created_at: toClickHouseTime(e.created_at),
-    });
+    writer.dateTime64(isoToMs(e.created_at));
   }
-  return { table: 'events', rows: events.length, body: lines.join('\n') };
+}
+
+/** Events as rows of the events table, ready to insert (insertEncoded). */
+export function encodeEvents(events: EventRow[]): EncodedRows {
+  const writer = new RowBinaryWriter();
+  writeEvents(writer, events);
+  return encodedRows('events', EVENT_COLUMNS, writer);
 }
 
 export async function insertEvents(store: Store, events: EventRow[]): Promise<void> {

@@ -7,7 +7,9 @@
 import { z } from 'zod';
 import type { GraphScopes, ScopeEntry } from '../../config/env.js';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import { encodeRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
+import { isoToMs } from '../../lib/iso-time.js';
+import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
 import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
@@ -37,8 +39,20 @@ export interface GraphNode {
 }
 
 /** Node sightings as rows of the nodes table, ready to insert (insertEncoded). */
+const NODE_COLUMNS: RowColumns = [
+  ['org_id', 'LowCardinality(String)'],
+  ['type', 'LowCardinality(String)'],
+  ['value', 'String'],
+  ['id', 'UUID'],
+  // SimpleAggregateFunction(min / max, ...) in the table: written as the values they fold.
+  ['first_seen', "DateTime64(3, 'UTC')"],
+  ['last_seen', "DateTime64(3, 'UTC')"],
+];
+
 export function encodeNodeSightings(nodes: NodeSighting[]): EncodedRows {
-  return encodeRows('nodes', nodes.map((n) => ({ ...n, first_seen: toClickHouseTime(n.first_seen), last_seen: toClickHouseTime(n.last_seen) })));
+  const writer = new RowBinaryWriter();
+  for (const n of nodes) writer.row().string(n.org_id).string(n.type).string(n.value).uuid(n.id).dateTime64(isoToMs(n.first_seen)).dateTime64(isoToMs(n.last_seen));
+  return encodedRows('nodes', NODE_COLUMNS, writer);
 }
 
 export async function insertNodeSightings(store: Store, nodes: NodeSighting[]): Promise<void> {

@@ -4,7 +4,8 @@
 // once merged, but searches count rows as they are, so a repeat leaves out
 // what is there instead of writing it twice.
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
-import type { EncodedRows } from '../encoded-rows.js';
+import { withoutRows, type EncodedRows } from '../encoded-rows.js';
+import { RowBinaryReader } from '../row-binary.js';
 
 export interface StoredKey {
   id: string;
@@ -34,16 +35,19 @@ export async function storedArtifactIds(store: Store, keys: StoredKey[], table: 
   return new Set((await result.json<{ stored: string }>()).map((r) => r.stored));
 }
 
-/** Encoded events rows without those of artifacts whose event is stored already. */
+/** Encoded events rows (EVENT_COLUMNS) without those of artifacts whose event is stored already. */
 export async function withoutStoredEvents(store: Store, rows: EncodedRows): Promise<EncodedRows> {
   if (rows.rows === 0) return rows;
-  const lines = rows.body.split('\n');
-  const keys = lines.map((line) => {
-    const row = JSON.parse(line) as { artifact_id: string; org_id: string; timestamp: string };
-    return { id: row.artifact_id, org_id: row.org_id, timestamp: toIsoTimestamp(row.timestamp) };
+  // Each row starts with artifact_id, org_id, source and timestamp (EVENT_COLUMNS).
+  if (rows.columns.slice(0, 4).map(([name]) => name).join() !== 'artifact_id,org_id,source,timestamp') throw new Error(`not events rows: ${rows.table}`);
+  const keys = Array.from(rows.rowStarts, (start) => {
+    const reader = new RowBinaryReader(rows.body, start);
+    const id = reader.uuid();
+    const org_id = reader.string();
+    reader.string();
+    return { id, org_id, timestamp: toIsoTimestamp(reader.dateTime64()) };
   });
   const stored = await storedArtifactIds(store, keys, 'events');
   if (stored.size === 0) return rows;
-  const kept = lines.filter((_, i) => !stored.has(keys[i]!.id));
-  return { ...rows, rows: kept.length, body: kept.join('\n') };
+  return withoutRows(rows, (row) => stored.has(keys[row]!.id));
 }

@@ -2,6 +2,7 @@
 // must not depend on where the slices fall.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { readRows } from '../../clickhouse/row-binary.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { analyse, type AnalysisResult } from './analyse.js';
 
@@ -23,9 +24,9 @@ async function run(messages: DeliveredMessage[]): Promise<AnalysisResult> {
 
 function rows(result: AnalysisResult, table: string): Record<string, unknown>[] {
   const rows = result.inserts.find((r) => r.table === table)!;
-  const lines = rows.body === '' ? [] : rows.body.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-  expect(lines).toHaveLength(rows.rows);
-  return lines;
+  const decoded = readRows(rows.body, rows.columns);
+  expect(decoded).toHaveLength(rows.rows);
+  return decoded;
 }
 
 describe('analyse over a task longer than a slice', () => {

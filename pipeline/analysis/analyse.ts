@@ -2,9 +2,11 @@
 // parser, enricher and rule stages derive from it, in one pass and without
 // I/O, so it can run on a worker thread (pool.ts). Decoding happens here too:
 // the bytes cross to the worker once, the results come back once.
-import { concatEncoded, type EncodedRows } from '../../clickhouse/encoded-rows.js';
+import { encodedRows, type EncodedRows } from '../../clickhouse/encoded-rows.js';
+import { RowBinaryWriter } from '../../clickhouse/row-binary.js';
 import type { Artifact } from '../../clickhouse/tables/artifacts.js';
-import { encodeEdgeSightings } from '../../clickhouse/tables/edges.js';
+import { EDGE_SIGHTING_COLUMNS, writeEdgeSightings } from '../../clickhouse/tables/edges.js';
+import { EVENT_COLUMNS } from '../../clickhouse/tables/events.js';
 import { encodeNodeSightings } from '../../clickhouse/tables/nodes.js';
 import { createLogger } from '../../lib/logger.js';
 import type { EnrichedEvent, RawArtifact, SystemEvent } from '../../topics/index.js';
@@ -15,7 +17,7 @@ import { GraphFold } from '../enricher/consumer.js';
 import { findMatches } from '../leads/evaluate.js';
 import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
-import { encodeParsedEvents, parseArtifacts } from '../parser/parse-batch.js';
+import { parseArtifacts, writeParsedEvents } from '../parser/parse-batch.js';
 import type { WorkerMatching } from '../stage.js';
 
 export interface AnalysisTask {
@@ -183,8 +185,9 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
   const settings = { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) };
   const graph = new GraphFold();
   const ids = new Set<string>();
-  const events: EncodedRows[] = [];
-  const sightings: EncodedRows[] = [];
+  // Every slice's rows go into one body per table: a chunk's events are one insert.
+  const events = new RowBinaryWriter(1 << 20);
+  const sightings = new RowBinaryWriter(1 << 18);
   const failureEvents: SystemEvent[] = [];
   const matches: RuleMatch[] = [];
   const hits: AnalysisResult['hits'] = [];
@@ -201,11 +204,11 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
     const enriched = graph.add(parsed.events);
     for (const { rule, event, at, keys } of findMatches(enriched.events, (orgId) => rules.rulesFor(orgId))) matches.push({ rule: rule.rule.id, event: indexOfEvent(event), at, keys });
     for (const { event, hit } of matching?.match(enriched.events) ?? []) hits.push({ event: indexOfEvent(event), hit });
-    events.push(encodeParsedEvents(parsed.events));
-    sightings.push(encodeEdgeSightings(enriched.sightings));
+    writeParsedEvents(events, parsed.events);
+    writeEdgeSightings(sightings, enriched.sightings);
   }
   return {
-    inserts: [concatEncoded('events', events), encodeNodeSightings([...graph.nodes.values()]), concatEncoded('edge_sightings', sightings)],
+    inserts: [encodedRows('events', EVENT_COLUMNS, events), encodeNodeSightings([...graph.nodes.values()]), encodedRows('edge_sightings', EDGE_SIGHTING_COLUMNS, sightings)],
     matches,
     hits,
     matchedEvents,

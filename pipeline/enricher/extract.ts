@@ -2,6 +2,7 @@
 // email) and the typed relationships between them. Pure: same event, same
 // entities and edges, with deterministic ids.
 import { stableId } from '../../lib/ids.js';
+import { CANONICAL_ISO, isoToMs, msToIso } from '../../lib/iso-time.js';
 import { eventTime } from '../event-time.js';
 import { canonicalIp } from '../parser/ip.js';
 import type { EdgeType, Entity, NodeType, ParsedEvent } from '../../topics/index.js';
@@ -110,14 +111,12 @@ function values(value: FieldValue | undefined): string[] {
   return Array.isArray(value) ? value.map(String) : [String(value)];
 }
 
-const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 function seenAt(event: ParsedEvent): string {
   const ms = eventTime(event);
   // Parsers write @timestamp in canonical form already: keep the string rather than format it again.
   const stamped = event.fields['@timestamp'];
-  if (typeof stamped === 'string' && CANONICAL_ISO.test(stamped) && Date.parse(stamped) === ms) return stamped;
-  return new Date(ms).toISOString();
+  if (typeof stamped === 'string' && CANONICAL_ISO.test(stamped) && isoToMs(stamped) === ms) return stamped;
+  return msToIso(ms);
 }
 
 function hasCategory(event: ParsedEvent, category: string): boolean {

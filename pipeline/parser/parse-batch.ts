@@ -4,7 +4,8 @@ import type { RawArtifact } from '../../topics/index.js';
 import type { ParsedEvent, SystemEvent } from '../../topics/index.js';
 import type { EncodedRows } from '../../clickhouse/encoded-rows.js';
 import type { Artifact } from '../../clickhouse/tables/artifacts.js';
-import { encodeEvents } from '../../clickhouse/tables/events.js';
+import type { RowBinaryWriter } from '../../clickhouse/row-binary.js';
+import { encodeEvents, writeEvents, type EventRow } from '../../clickhouse/tables/events.js';
 import { stableId } from '../../lib/ids.js';
 import { uniqueArtifacts } from '../artifacts.js';
 import type { DeadLetter, Envelope } from '../bus/consume.js';
@@ -30,19 +31,26 @@ export interface ParseSettings {
 }
 
 /** Parsed events as rows of the events table (the event's own time, when it carries one, beside the artifact's). */
+function eventRows(events: ParsedEvent[]): EventRow[] {
+  return events.map((e) => ({
+    artifact_id: e.artifact_id,
+    org_id: e.org_id,
+    source: e.source,
+    timestamp: e.timestamp,
+    event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
+    parser: e.parser,
+    fields: e.fields,
+    created_at: e.received_at,
+  }));
+}
+
 export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
-  return encodeEvents(
-    events.map((e) => ({
-      artifact_id: e.artifact_id,
-      org_id: e.org_id,
-      source: e.source,
-      timestamp: e.timestamp,
-      event_time: typeof e.fields['@timestamp'] === 'string' ? e.fields['@timestamp'] : undefined,
-      parser: e.parser,
-      fields: e.fields,
-      created_at: e.received_at,
-    })),
-  );
+  return encodeEvents(eventRows(events));
+}
+
+/** Appends parsed events to rows of the events table being written (EVENT_COLUMNS). */
+export function writeParsedEvents(writer: RowBinaryWriter, events: ParsedEvent[]): void {
+  writeEvents(writer, eventRows(events));
 }
 
 export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettings): ParseOutcome {

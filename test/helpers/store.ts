@@ -10,6 +10,8 @@ import { migrate } from '../../clickhouse/migrate.js';
 
 interface TestStore {
   store: Store;
+  /** The store's data directory (the embedded engine's, and its inserts' spool). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ async function openTestStore(name: string, { migrated = true, embedded = false }
   if (migrated) await migrate(store);
   return {
     store,
+    dataDir,
     async close() {
       if (url) await store.command({ query: `DROP DATABASE IF EXISTS ${database}` });
       await store.close();
@@ -34,7 +37,7 @@ async function openTestStore(name: string, { migrated = true, embedded = false }
  * it at the top of the file; `.store` is there in hooks and tests declared
  * after the call.
  */
-export function useTestStore(name: string, options: { migrated?: boolean; embedded?: boolean } = {}): { readonly store: Store } {
+export function useTestStore(name: string, options: { migrated?: boolean; embedded?: boolean } = {}): { readonly store: Store; readonly dataDir: string } {
   let opened: TestStore | undefined;
   beforeAll(async () => {
     opened = await openTestStore(name, options);
@@ -42,10 +45,16 @@ export function useTestStore(name: string, options: { migrated?: boolean; embedd
   afterAll(async () => {
     await opened?.close();
   });
+  const open = (): TestStore => {
+    if (!opened) throw new Error(`the ${name} test store is not open: use it inside hooks and tests`);
+    return opened;
+  };
   return {
     get store(): Store {
-      if (!opened) throw new Error(`the ${name} test store is not open: use it inside hooks and tests`);
-      return opened.store;
+      return open().store;
+    },
+    get dataDir(): string {
+      return open().dataDir;
     },
   };
 }
