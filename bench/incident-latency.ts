@@ -3,7 +3,9 @@
 // the embedded default and with Kafka. Background load from the sample logs
 // keeps the pipeline busy meanwhile.
 //
-//   node --import tsx bench/incident-latency.ts [--mode embedded|kafka|both] [--events 200] [--background 5000] [--poll 20]
+//   node --import tsx bench/incident-latency.ts [--mode embedded|kafka|both] [--events 200] [--background 5000] [--poll 20] [--warmup 10]
+//   --warmup: seconds of background load before the first probe, so that the figures are those of the steady
+//   state, not of the start (workers loading GeoIP, the first merges, a backlog from the first second).
 //   --poll: ms between two reads of the incident list while a probe waits. Each read is two statements (a page
 //   and its count), so a short interval adds load of its own; a long one adds up to itself to each figure.
 import { randomUUID } from 'node:crypto';
@@ -12,12 +14,19 @@ import { startKafka } from '../test/services/kafka.js';
 import { benchToken, loadSamples, machineLine, percentile, startCairn, type CairnProcess, type SampleLine } from './lib.js';
 
 const { values: args } = parseArgs({
-  options: { mode: { type: 'string', default: 'both' }, events: { type: 'string', default: '200' }, background: { type: 'string', default: '5000' }, poll: { type: 'string', default: '20' } },
+  options: {
+    mode: { type: 'string', default: 'both' },
+    events: { type: 'string', default: '200' },
+    background: { type: 'string', default: '5000' },
+    poll: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '10' },
+  },
 });
 const EVENTS = Number(args.events);
 /** Background artifacts per second from the samples, alongside the probes. */
 const BACKGROUND_RATE = Number(args.background);
 const POLL_MS = Number(args.poll);
+const WARMUP_MS = Number(args.warmup) * 1000;
 
 async function api<T>(cairn: CairnProcess, token: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${cairn.url}${path}`, {
@@ -54,6 +63,7 @@ async function run(mode: 'embedded' | 'kafka', samples: SampleLine[]): Promise<{
       await background;
     };
     try {
+      await new Promise((r) => setTimeout(r, WARMUP_MS));
       const latencies = await probe(cairn, token);
       return { latencies, backgroundRate: cursor / ((Date.now() - backgroundStart) / 1000) };
     } finally {
@@ -89,7 +99,7 @@ async function probe(cairn: CairnProcess, token: string): Promise<number[]> {
 }
 
 const { lines: samples } = loadSamples();
-console.log(`incident latency: ${EVENTS} probes per mode, background load ${BACKGROUND_RATE} artifacts/s; poll interval ${POLL_MS} ms`);
+console.log(`incident latency: ${EVENTS} probes per mode, background load ${BACKGROUND_RATE} artifacts/s from ${WARMUP_MS / 1000} s before the first; poll interval ${POLL_MS} ms`);
 console.log(machineLine());
 for (const mode of args.mode === 'both' ? (['embedded', 'kafka'] as const) : ([args.mode] as ['embedded' | 'kafka'])) {
   const { latencies, backgroundRate } = await run(mode, samples);

@@ -125,8 +125,13 @@ describe('indexes the search compiles to', () => {
     expect(Number(row!.n)).toBe(20);
   });
 
-  it('looks equality on a promoted address up in its bloom filter', async () => {
-    expect(await indexesUsed('source.ip:10.1.7.9')).toContain('f_source_ip_lookup');
+  it('looks equality on a promoted field up in the pairs index too, as its values compare', async () => {
+    expect(await indexesUsed('source.ip:10.1.7.9')).toContain('field_value_pairs');
+    expect(await indexesUsed('event.action:LOGIN')).toContain('field_value_pairs');
+    const params = new SqlParams();
+    const { sql } = storeCondition(parseQuery('source.ip:10.1.7.9 OR source.ip:10.1.300.9'), { orgId: 'o' }, params);
+    const [row] = await (await db.store.query({ query: `SELECT count() AS n FROM events WHERE ${sql}`, query_params: params.values, format: 'JSONEachRow' })).json<{ n: string }>();
+    expect(Number(row!.n)).toBe(100);
   });
 });
 

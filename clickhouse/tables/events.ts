@@ -114,9 +114,6 @@ export function eventFieldValues(field: string, params: SqlParams): string {
   return PROMOTED_FIELDS[field] ?? `fields[${params.add(field, 'String')}]`;
 }
 
-/** Promoted fields with a bloom filter of their lower-cased values (migration 009): equality finds the few granules holding a value. */
-const LOOKED_UP_FIELDS = new Set(['source.ip', 'destination.ip', 'user.name', 'host.hostname', 'url.domain', 'dns.question.name']);
-
 /**
  * Every (field, lower-cased value) pair of an events row, as the text index
  * of migration 010 holds them; the expression must stay the same as there.
@@ -134,15 +131,12 @@ function fieldValuePair(field: string, lowerValue: string): string {
  * test (multi-valued fields pass when any value does).
  */
 export function eventFieldCondition(field: string, test: FieldTest, params: SqlParams): string {
-  const values = eventFieldValues(field, params);
-  if (test.equals !== undefined && LOOKED_UP_FIELDS.has(field)) {
-    // The same test as lower(v) = value, written as the index expression so the bloom filter applies.
-    return `has(arrayMap(v -> lower(v), ${values}), ${params.add(test.equals, 'String')})`;
-  }
-  if (test.equals !== undefined && !(field in PROMOTED_FIELDS)) {
-    // The same test again, as a lookup in the text index of every pair (migration 010): no map is read.
+  if (test.equals !== undefined) {
+    // The same test as lower(v) = value, as a lookup in the text index of every pair (migration 010): it lists
+    // the rows holding the pair, and neither the map nor a promoted column is read.
     return `has(${FIELD_VALUE_PAIRS}, ${params.add(fieldValuePair(field, test.equals), 'String')})`;
   }
+  const values = eventFieldValues(field, params);
   return test.lambda === null ? `notEmpty(${values})` : `arrayExists(v -> ${test.lambda}, ${values})`;
 }
 
