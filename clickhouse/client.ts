@@ -108,8 +108,9 @@ export async function openStore({ clickhouse, dataDir }: StoreOptions): Promise<
   fs.mkdirSync(spool, { recursive: true });
   // chdb takes data after a statement only as text (its connection makes a string of an insert's values, and
   // its raw insert of binary formats kept 2,570 of 10,000 rows of 105 bytes, without an error), so the bytes
-  // go through a file that the statement reads. Written synchronously: a few MiB into the page cache take a millisecond or two, and
-  // the thread pool that asynchronous file calls use is the one the engine's statements occupy.
+  // go through a file that the statement reads. Written synchronously: a few MiB into the page cache take a
+  // millisecond or two, and the thread pool that asynchronous file calls use is the one the engine's
+  // statements occupy.
   return instrumented(client, async ({ table, columns, body, settings }) => {
     const file = path.join(spool, `${randomUUID()}.bin`);
     fs.writeFileSync(file, body);
@@ -145,7 +146,6 @@ export const ENGINE_ALLOCATOR = 'dirty_decay_ms:1000';
  * against 1,298-1,510 ms with 1 (bench/ingest.ts, three runs each).
  */
 const EMBEDDED_CONNECTIONS = 4;
-
 
 /**
  * The store client: every insert through it counts its rows and time

@@ -1,6 +1,6 @@
 // The artifacts table: inserts by the store stage, search by the API.
 import { z } from 'zod';
-import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams, whereClause } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs } from '../../lib/iso-time.js';

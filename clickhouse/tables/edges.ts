@@ -31,7 +31,7 @@ export interface GraphEdge {
   artifact_count: number;
 }
 
-/** Edge sightings as rows of the edge_sightings table, ready to insert (insertEncoded). */
+/** The columns an edge sighting is written with. */
 export const EDGE_SIGHTING_COLUMNS: RowColumns = [
   ['org_id', 'LowCardinality(String)'],
   ['id', 'UUID'],
@@ -49,6 +49,7 @@ export function writeEdgeSightings(writer: RowBinaryWriter, sightings: EdgeSight
   }
 }
 
+/** Edge sightings as rows of the edge_sightings table, ready to insert (insertEncoded). */
 export function encodeEdgeSightings(sightings: EdgeSightingRow[]): EncodedRows {
   const writer = new RowBinaryWriter();
   writeEdgeSightings(writer, sightings);

@@ -38,7 +38,7 @@ export interface GraphNode {
   created_at: string;
 }
 
-/** Node sightings as rows of the nodes table, ready to insert (insertEncoded). */
+/** The columns a node sighting is written with. */
 const NODE_COLUMNS: RowColumns = [
   ['org_id', 'LowCardinality(String)'],
   ['type', 'LowCardinality(String)'],
@@ -49,6 +49,7 @@ const NODE_COLUMNS: RowColumns = [
   ['last_seen', "DateTime64(3, 'UTC')"],
 ];
 
+/** Node sightings as rows of the nodes table, ready to insert (insertEncoded). */
 export function encodeNodeSightings(nodes: NodeSighting[]): EncodedRows {
   const writer = new RowBinaryWriter();
   for (const n of nodes) writer.row().string(n.org_id).string(n.type).string(n.value).uuid(n.id).dateTime64(isoToMs(n.first_seen)).dateTime64(isoToMs(n.last_seen));
