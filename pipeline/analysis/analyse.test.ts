@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readRows } from '../../clickhouse/row-binary.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { analyse, type AnalysisResult } from './analyse.js';
+import { packMessages } from './packed-messages.js';
 
 const now = Date.parse('2026-11-25T10:00:00Z');
 
@@ -17,7 +18,7 @@ function sshd(id: string, user: string, second: number): string {
 }
 
 async function run(messages: DeliveredMessage[]): Promise<AnalysisResult> {
-  const result = await analyse({ messages, defaultOrgId: 'org-a', timezone: 'UTC', rules: { generation: 1, rules: [] } });
+  const result = await analyse({ messages: packMessages(messages), defaultOrgId: 'org-a', timezone: 'UTC', rules: { generation: 1, rules: [] } });
   if (result === 'stale') throw new Error('no matcher was named, so the task cannot be stale');
   return result;
 }

@@ -19,9 +19,11 @@ import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
 import { parseArtifacts, writeParsedEvents } from '../parser/parse-batch.js';
 import type { WorkerMatching } from '../stage.js';
+import { unpackMessages, type PackedMessages } from './packed-messages.js';
 
 export interface AnalysisTask {
-  messages: DeliveredMessage[];
+  /** The chunk's messages, packed for the trip to a worker (packed-messages.ts). */
+  messages: PackedMessages;
   defaultOrgId: string;
   timezone: string;
   schemaRegistryUrl?: string;
@@ -100,11 +102,6 @@ function decoderFor(url: string | undefined): Promise<ArtifactDecoder> {
   return decoder.decode;
 }
 
-/** Structured cloning turns a Buffer into a plain Uint8Array; the decoders want a Buffer. */
-function asBuffer(value: Uint8Array): Buffer {
-  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-}
-
 /** The task's analysis, or `stale` when its matcher needs newer data than this thread holds (send the task again with it). */
 export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'stale'> {
   const matching = task.matching ? await matcherFor(task.matching) : undefined;
@@ -114,7 +111,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
     rules.update(task.rules.rules);
     rulesGeneration = task.rules.generation;
   }
-  const work = { task, decode, matching };
+  const work = { task, messages: unpackMessages(task.messages), decode, matching };
   // The rows of an artifact sent twice in the task would meet in one insert: rare, and then the whole task is
   // decoded first and each id kept once (its last copy, as the store step keeps it), before the slices.
   return (await analyseSlices(work, decodedSlices(work))) ?? (await analyseSlices(work, uniqueSlices(work)))!;
@@ -122,6 +119,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
 
 interface Work {
   task: AnalysisTask;
+  messages: DeliveredMessage[];
   decode: ArtifactDecoder;
   matching: WorkerMatching | undefined;
 }
@@ -137,9 +135,8 @@ async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[]
   const rejected: AnalysisResult['rejected'] = [];
   const decoded: Envelope<RawArtifact>[] = [];
   const indexOf = new Map<DeliveredMessage, number>();
-  for (const [i, raw] of messages.entries()) {
+  for (const [i, message] of messages.entries()) {
     const index = offset + i;
-    const message = { ...raw, value: asBuffer(raw.value) };
     indexOf.set(message, index);
     try {
       // Await only real promises (the schema registry's wire format): a microtask per message shows at this rate.
@@ -153,16 +150,16 @@ async function decodeSlice(decode: ArtifactDecoder, messages: DeliveredMessage[]
 }
 
 /** The task's messages decoded a slice at a time. */
-async function* decodedSlices({ task, decode }: Work): AsyncGenerator<Slice> {
-  for (let start = 0; start < task.messages.length; start += SLICE) {
-    const { decoded, rejected, indexOf } = await decodeSlice(decode, task.messages.slice(start, start + SLICE), start);
+async function* decodedSlices({ task, messages, decode }: Work): AsyncGenerator<Slice> {
+  for (let start = 0; start < messages.length; start += SLICE) {
+    const { decoded, rejected, indexOf } = await decodeSlice(decode, messages.slice(start, start + SLICE), start);
     yield { artifacts: uniqueArtifacts(decoded, task.defaultOrgId), rejected, indexOf };
   }
 }
 
 /** The whole task decoded, each artifact once, then sliced (the messages that do not decode come first, alone). */
-async function* uniqueSlices({ task, decode }: Work): AsyncGenerator<Slice> {
-  const { decoded, rejected, indexOf } = await decodeSlice(decode, task.messages, 0);
+async function* uniqueSlices({ task, messages, decode }: Work): AsyncGenerator<Slice> {
+  const { decoded, rejected, indexOf } = await decodeSlice(decode, messages, 0);
   yield { artifacts: [], rejected, indexOf };
   const artifacts = uniqueArtifacts(decoded, task.defaultOrgId);
   for (let start = 0; start < artifacts.length; start += SLICE) {

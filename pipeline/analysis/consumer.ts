@@ -14,6 +14,7 @@ import { isTransientStageError, withCleanup, type EventMatching, type Stage } fr
 
 type MatchingData = Awaited<ReturnType<EventMatching['current']>>;
 import type { AnalysisResult, AnalysisTask } from './analyse.js';
+import { packMessages } from './packed-messages.js';
 import { createAnalysisPool, type AnalysisPool } from './pool.js';
 
 /**
@@ -73,7 +74,7 @@ export const analysisStage: Stage = {
         // the chunks hold different artifacts); the batch is committed only after all of them.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
         const written = chunks.map(async (chunk) => {
-          const result = await analyseChunk(pool, { messages: chunk, defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching);
+          const result = await analyseChunk(pool, { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching);
           // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
           await allOrFirstFailure(result.inserts.map(async (rows) => insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows)));
           return result;
