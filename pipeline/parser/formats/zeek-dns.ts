@@ -2,7 +2,7 @@
 // Filebeat's zeek module maps them: orig is the source, resp the destination.
 import { canonicalIp } from '../ip.js';
 import { count, isObject, text, type Json } from '../json-values.js';
-import { isoString } from '../time.js';
+import { isoString } from '../../../lib/iso-time.js';
 import type { EventFields, FormatParser } from '../types.js';
 
 /**

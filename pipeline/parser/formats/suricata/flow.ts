@@ -1,6 +1,6 @@
 // Packet and byte counters and the time span of flow and netflow records.
 import { count, type Json } from '../../json-values.js';
-import { isoString, parseIsoMillis } from '../../time.js';
+import { isoString, parseIsoMillis } from '../../../../lib/iso-time.js';
 import type { EventFields } from '../../types.js';
 
 function addSpan(fields: EventFields, counters: Json): void {

@@ -1,5 +1,5 @@
 // Field writers that more than one Suricata event type's mapping uses.
-import { isoString, parseIsoMillis } from '../../time.js';
+import { isoString, parseIsoMillis } from '../../../../lib/iso-time.js';
 import type { EventFields } from '../../types.js';
 
 /** An EVE time as @timestamp writes it; undefined when absent or malformed. */
