@@ -2,7 +2,7 @@
 // run (cli/commands/serve.ts declares them): loaded only when one runs.
 import http from 'node:http';
 import { createApp } from '../api/app.js';
-import { ConfigError, isEmbedded, loadConfig } from '../config/env.js';
+import { ConfigError, isEmbedded, loadConfig, type Config } from '../config/env.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { loadGeoIp } from '../pipeline/geoip/geoip.js';
 import { TOPOLOGY_STAGES } from '../pipeline/topologies.js';
@@ -43,14 +43,19 @@ async function announceFirstAdmin(config: Runtime['config'], identity: Identity)
   );
 }
 
-/** Runs until SIGINT/SIGTERM, then stops consumers, the server and the runtime, in that order. */
-function closeOnSignal(logger: Logger, close: () => Promise<void>): void {
+/**
+ * Runs until SIGINT/SIGTERM, then closes what `started` opened. The handlers go in before start-up does anything:
+ * /healthz answers once the server listens, while the stages are still starting, and a signal then must not kill
+ * the process half-open (the default action) but wait for start-up and close cleanly.
+ */
+function closeOnSignal(logger: Logger, started: Promise<() => Promise<void>>): void {
   let closing = false;
   const onSignal = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    close()
+    started
+      .then((close) => close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         logger.error({ err }, 'shutdown failed');
@@ -62,7 +67,7 @@ function closeOnSignal(logger: Logger, close: () => Promise<void>): void {
 }
 
 export async function runProcess(kind: Kind, stage?: string): Promise<void> {
-  let config = loadConfig();
+  const config = loadConfig();
   const { topology } = config.pipeline;
   const stageNames = kind === 'start' ? [...TOPOLOGY_STAGES[topology]] : stage ? [stage] : [];
   if (stage && !TOPOLOGY_STAGES[topology].includes(stage)) {
@@ -70,6 +75,14 @@ export async function runProcess(kind: Kind, stage?: string): Promise<void> {
     throw new ConfigError([`stage "${stage}" is not part of the ${topology} topology (${TOPOLOGY_STAGES[topology].join(', ')}); set CAIRN_PIPELINE_TOPOLOGY`]);
   }
   const logger = createLogger(config.logLevel);
+  const started = startProcess(kind, stageNames, config, logger);
+  closeOnSignal(logger, started);
+  await started;
+}
+
+/** Opens everything the process runs, and returns how to close it: consumers, then the server, then the runtime. */
+async function startProcess(kind: Kind, stageNames: string[], loaded: Config, logger: Logger): Promise<() => Promise<void>> {
+  let config = loaded;
   if (kind !== 'worker') {
     if (!isEmbedded(config)) {
       const missing = [
@@ -96,7 +109,7 @@ export async function runProcess(kind: Kind, stage?: string): Promise<void> {
   const subscriptions = await startStages(runtime, stageNames);
   const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
   const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
-  closeOnSignal(logger, async () => {
+  return async () => {
     stopSnapshots();
     stopFeeds();
     await Promise.all(subscriptions.map((s) => s.stop()));
@@ -105,6 +118,6 @@ export async function runProcess(kind: Kind, stage?: string): Promise<void> {
       await new Promise((resolve) => served.server.close(resolve));
     }
     await runtime.close();
-  });
+  };
 }
 

@@ -35,7 +35,7 @@ function cairnAsync(args: string[], env: Record<string, string>): Promise<{ code
 const running: ChildProcess[] = [];
 afterEach(async () => {
   for (const child of running.splice(0)) {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
@@ -207,6 +207,19 @@ describe('cairn command', () => {
     expect((await login(second.url, email!, password!)).status).toBe(401);
     expect((await login(second.url, email!, newPassword)).status).toBe(200);
     expect((await login(second.url, 'ana@example.com', 'analyst passphrase 1')).status).toBe(200);
+  });
+
+  it('stops cleanly on a signal that arrives while it is still starting', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', PORT: String(port), CAIRN_DATA_DIR: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.push(child);
+    let output = '';
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    // The first admin is announced before the server listens and the stages start: the signal lands mid-start-up.
+    await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('created the first admin') && resolve()));
+    child.kill('SIGTERM');
+    expect(await exited, output).toEqual([0, null]);
   });
 
   it('ingests a log file line by line through the API and reports accepted and rejected lines', async () => {
