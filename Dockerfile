@@ -4,7 +4,9 @@
 FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production TZ=UTC
+# patches/ before the install: its postinstall applies them (patch-package).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENTRYPOINT ["node", "bin/cairn.mjs"]
