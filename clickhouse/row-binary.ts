@@ -232,9 +232,10 @@ export class RowBinaryReader {
         return Array.from({ length: this.varUInt() }, () => this.value(args));
       case 'Map': {
         const [key, value] = splitTypeArguments(args);
-        const map: Record<string, unknown> = {};
-        for (let n = this.varUInt(); n > 0; n--) map[String(this.value(key!))] = this.value(value!);
-        return map;
+        // Entries, then fromEntries: a key may be "__proto__", which assignment would take as the prototype.
+        const entries: [string, unknown][] = [];
+        for (let n = this.varUInt(); n > 0; n--) entries.push([String(this.value(key!)), this.value(value!)]);
+        return Object.fromEntries(entries);
       }
       default:
         throw new Error(`RowBinaryReader does not read ${type}`);
