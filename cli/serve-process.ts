@@ -46,12 +46,16 @@ async function announceFirstAdmin(config: Runtime['config'], identity: Identity)
 /**
  * Runs until SIGINT/SIGTERM, then closes what `started` opened. The handlers go in before start-up does anything:
  * /healthz answers once the server listens, while the stages are still starting, and a signal then must not kill
- * the process half-open (the default action) but wait for start-up and close cleanly.
+ * the process half-open (the default action) but wait for start-up and close cleanly. A second signal exits at once.
  */
 function closeOnSignal(logger: Logger, started: Promise<() => Promise<void>>): void {
   let closing = false;
   const onSignal = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // Start-up may be waiting on a service that does not answer (kafkajs retries for about a minute): a second signal ends it now.
+      logger.warn({ signal }, 'second signal: exiting without closing cleanly');
+      process.exit(1);
+    }
     closing = true;
     logger.info({ signal }, 'shutting down');
     started

@@ -15,7 +15,7 @@ import { startTestApi, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestApi } from '..
 import { eventually } from '../helpers/buses.js';
 import { finishedJob, syncNow } from '../helpers/feeds.js';
 import { drained, FUSED_STAGES } from '../helpers/pipeline.js';
-import { freePort } from '../services/process.js';
+import { freePort, stopProcess } from '../services/process.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/cairn.mjs');
 const ADMIN = { email: 'admin@a.example', password: 'a-long-admin-password-1' };
@@ -62,11 +62,7 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
 
   afterAll(async () => {
     await b?.close();
-    if (a && a.exitCode === null) {
-      const exited = new Promise((r) => a.once('exit', r));
-      a.kill('SIGTERM');
-      await exited;
-    }
+    if (a) await stopProcess(a, 30_000);
     fs.rmSync(aDir, { recursive: true, force: true });
   });
 
