@@ -5,6 +5,7 @@ import type { SqlParams } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs } from '../../lib/iso-time.js';
 import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 /**
  * What some value of a field must pass (compiled by query/to-sql.ts):
@@ -85,7 +86,7 @@ export async function insertEvents(store: Store, events: EventRow[]): Promise<vo
  * wildcard searches fast over millions of events. Other fields are read from
  * the map. Adding one is a migration plus an entry here.
  */
-export const PROMOTED_FIELDS: Record<string, string> = {
+export const PROMOTED_FIELDS = lookupTable<string>({
   'source.ip': 'f_source_ip',
   'source.port': 'f_source_port',
   'destination.ip': 'f_destination_ip',
@@ -107,7 +108,7 @@ export const PROMOTED_FIELDS: Record<string, string> = {
   'user_agent.original': 'f_user_agent_original',
   'dns.question.name': 'f_dns_question_name',
   'rule.name': 'f_rule_name',
-};
+});
 
 /** The values of `field` in an events row (an Array(String) expression): its own column when promoted, else from the map. */
 export function eventFieldValues(field: string, params: SqlParams): string {

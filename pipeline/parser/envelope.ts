@@ -19,6 +19,7 @@
 // Times without a zone are in ctx.timezone (UTC by default).
 import { offsetMinutes } from './syslog-header.js';
 import type { ParseContext } from './types.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 export interface Envelope {
   /** ISO 8601 UTC, when the line carries a time. */
@@ -28,7 +29,7 @@ export interface Envelope {
   message: string;
 }
 
-const MONTHS: Record<string, number> = { jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11 };
+const MONTHS = lookupTable<number>({ jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11 });
 
 interface Parts {
   year: number;

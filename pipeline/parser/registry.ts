@@ -17,11 +17,12 @@ import { syslogAuth } from './formats/syslog-auth.js';
 import { zeekDns } from './formats/zeek-dns.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
-const BY_SOURCE: Record<string, readonly FormatParser[]> = {
+const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   suricata: [suricataEve],
   eve: [suricataEve],
   ids: [suricataEve],
@@ -48,7 +49,7 @@ const BY_SOURCE: Record<string, readonly FormatParser[]> = {
   'web-access': [webAccess],
   'web-error': [webError],
   zeek: [zeekDns],
-};
+});
 
 export interface ParsedRaw {
   parser: string;

@@ -14,6 +14,7 @@
 // year). A date that does not exist gives no timestamp. Times without a zone are
 // in `ctx.timezone` (an offset such as "+02:00"), UTC by default.
 import type { ParseContext } from './types.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 export interface SyslogHeader {
   /** ISO 8601 UTC, or undefined when the time did not parse. */
@@ -25,7 +26,7 @@ export interface SyslogHeader {
   message: string;
 }
 
-const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+const MONTHS = lookupTable<number>({ Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 });
 const DAY_MS = 86_400_000;
 
 // Some senders (Cisco ASA) put a colon after the priority: <166>:Apr 15 ...

@@ -4,6 +4,7 @@
 // rules are skipped, not imported to never fire); a field a mapped source
 // does not carry makes its rule skipped, with the field named.
 import type { QueryNode } from '../ast.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 export interface LogsourceMapping {
   /** What the Sigma logsource must say (product, service, category); absent keys match anything. */
@@ -32,7 +33,7 @@ const WEB = category('web');
 const DNS: QueryNode = { kind: 'exists', field: 'dns.question.name' };
 
 /** Web server and proxy logs share the W3C/Sigma field names. */
-const WEB_FIELDS: Record<string, string> = {
+const WEB_FIELDS = lookupTable<string>({
   'c-ip': 'source.ip',
   'c-uri': 'url.original',
   'cs-uri': 'url.original',
@@ -62,9 +63,9 @@ const WEB_FIELDS: Record<string, string> = {
   'dst_ip': 'destination.ip',
   'dst_port': 'destination.port',
   'src_ip': 'source.ip',
-};
+});
 
-const DNS_FIELDS: Record<string, string> = {
+const DNS_FIELDS = lookupTable<string>({
   query: 'dns.question.name',
   QueryName: 'dns.question.name',
   answer: 'dns.answers.data',
@@ -84,9 +85,9 @@ const DNS_FIELDS: Record<string, string> = {
   uid: 'zeek.session_id',
   rejected: 'zeek.dns.rejected',
   Z: 'zeek.dns.Z',
-};
+});
 
-const NETWORK_FIELDS: Record<string, string> = {
+const NETWORK_FIELDS = lookupTable<string>({
   src_ip: 'source.ip',
   src_port: 'source.port',
   dst_ip: 'destination.ip',
@@ -97,16 +98,16 @@ const NETWORK_FIELDS: Record<string, string> = {
   'id.resp_p': 'destination.port',
   action: 'event.action',
   protocol: 'network.transport',
-};
+});
 
 /** Fields every source carries (the parser's own). */
-const COMMON_FIELDS: Record<string, string> = {
+const COMMON_FIELDS = lookupTable<string>({
   user: 'user.name',
   User: 'user.name',
   hostname: 'host.hostname',
   Hostname: 'host.hostname',
   pid: 'process.pid',
-};
+});
 
 /** Most specific first: the first whose `when` the rule's logsource satisfies wins. */
 export const LOGSOURCES: LogsourceMapping[] = [
@@ -138,7 +139,8 @@ export function findLogsource(logsource: Record<string, string>): LogsourceMappi
 /** The ECS field for a Sigma field under this log source: its table, the common table, or an ECS name written as such. */
 export function mapField(mapping: LogsourceMapping, field: string): string | null {
   if (mapping.cairnNames) return /^[A-Za-z_@][A-Za-z0-9_.@-]*$/.test(field) ? field : null;
-  return mapping.fields[field] ?? COMMON_FIELDS[field] ?? (ECS_ROOTS.some((root) => field.startsWith(`${root}.`)) ? field : null);
+  const own = Object.hasOwn(mapping.fields, field) ? mapping.fields[field] : undefined; // not a prototype's "constructor"
+  return own ?? COMMON_FIELDS[field] ?? (ECS_ROOTS.some((root) => field.startsWith(`${root}.`)) ? field : null);
 }
 
 /** A Sigma rule that already names ECS fields (source.ip, user.name ...) keeps them. */
@@ -151,10 +153,10 @@ export function sigmaField(mapping: LogsourceMapping | null, ecs: string): strin
 }
 
 /** Sigma levels to cairn severities (informational rules become low ones). */
-export const LEVEL_TO_SEVERITY: Record<string, 'low' | 'medium' | 'high' | 'critical'> = {
+export const LEVEL_TO_SEVERITY = lookupTable<'low' | 'medium' | 'high' | 'critical'>({
   informational: 'low',
   low: 'low',
   medium: 'medium',
   high: 'high',
   critical: 'critical',
-};
+});

@@ -8,9 +8,10 @@
 // other key is kept under cef.extensions.<key>, so nothing is lost.
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 import { deviceEventEnvelope, deviceTime, setAddress, setOutcome, setSeverity } from './device-event.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
 /** ArcSight extension keys with an ECS home. Addresses and numbers are converted; the rest is text. */
-const CEF_TO_ECS: Record<string, string> = {
+const CEF_TO_ECS = lookupTable<string>({
   src: 'source.ip',
   dst: 'destination.ip',
   spt: 'source.port',
@@ -56,7 +57,7 @@ const CEF_TO_ECS: Record<string, string> = {
   cnt: 'event.count',
   externalId: 'event.id',
   cat: 'event.provider',
-};
+});
 
 const NUMBERS = new Set(['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port', 'source.bytes', 'destination.bytes', 'file.size', 'process.pid', 'source.process.pid', 'event.count']);
 const ADDRESSES = new Set(['source.ip', 'destination.ip', 'source.nat.ip', 'destination.nat.ip', 'observer.ip']);

@@ -3,6 +3,7 @@
 import { canonicalIp } from '../ip.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, FormatParser, ParseContext } from '../types.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
 // "%ASA-6-302013:" and variants "%ASA-session-5-106100:", "%FTD-6-430003:", a missing colon.
 const TAG = /%(ASA|FTD|PIX|FWSM)-(?:[A-Za-z]+-)?(\d)-(\d{6})(?::\s*|\s+|$)/y;
@@ -11,9 +12,9 @@ const MARKERS = ['%ASA-', '%FTD-', '%PIX-', '%FWSM-'];
 const LOG_LEVELS = ['emergency', 'alert', 'critical', 'error', 'warning', 'notification', 'informational', 'debug'];
 
 /** Zone abbreviations an ASA may print after the time ("Apr 15 2014 09:34:34 EDT:"). */
-const ZONES: Record<string, number> = { UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 };
+const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
 
-const IANA_NUMBERS: Record<string, string> = { icmp: '1', igmp: '2', tcp: '6', udp: '17', gre: '47', esp: '50', ah: '51', 'ipv6-icmp': '58', sctp: '132' };
+const IANA_NUMBERS = lookupTable<string>({ icmp: '1', igmp: '2', tcp: '6', udp: '17', gre: '47', esp: '50', ah: '51', 'ipv6-icmp': '58', sctp: '132' });
 
 type Side = 'source' | 'destination';
 

@@ -4,6 +4,7 @@ import { parseLogTime } from '../envelope.js';
 import { canonicalIp } from '../ip.js';
 import { parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, ParseContext } from '../types.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
 const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
@@ -26,7 +27,7 @@ export function setAddress(fields: EventFields, field: string, value: string): v
   else if (HOST_NAME.test(value) && field.endsWith('.ip')) fields[field.replace(/\.ip$/, '.domain')] = value.toLowerCase();
 }
 
-const SEVERITY_WORDS: Record<string, number> = { unknown: 0, low: 3, medium: 5, high: 8, 'very-high': 10, veryhigh: 10, critical: 10 };
+const SEVERITY_WORDS = lookupTable<number>({ unknown: 0, low: 3, medium: 5, high: 8, 'very-high': 10, veryhigh: 10, critical: 10 });
 
 /** CEF 0-10 (or Low/Medium/High/Very-High), LEEF 1-10: event.severity as a number. */
 export function setSeverity(fields: EventFields, value: string | undefined): void {

@@ -3,9 +3,10 @@
 // fields, and a few common non-ECS spellings are mapped (src_ip, dst_port, user...).
 import { canonicalIp } from '../ip.js';
 import type { EventFields, FieldValue, FormatParser } from '../types.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
 /** Common field spellings of hand-rolled JSON logs, and their ECS names. */
-const ALIASES: Record<string, string> = {
+const ALIASES = lookupTable<string>({
   src_ip: 'source.ip',
   src: 'source.ip',
   srcip: 'source.ip',
@@ -36,7 +37,7 @@ const ALIASES: Record<string, string> = {
   timestamp: '@timestamp',
   time: '@timestamp',
   ts: '@timestamp',
-};
+});
 
 const NUMERIC = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code']);
 const IPS = new Set(['source.ip', 'destination.ip', 'client.ip', 'server.ip', 'host.ip']);

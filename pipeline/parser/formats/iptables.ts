@@ -3,6 +3,7 @@
 import { canonicalIp } from '../ip.js';
 import { parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
 /** Where the kernel's part starts: "IN=<dev> OUT=" (always first), after the log prefix. */
 const PAYLOAD_START = /(?:^|[\s\]:>])IN=\S* OUT=/;
@@ -15,7 +16,7 @@ const PREFIX_VERDICT = /(?:^|[^a-z])(drop(?:ped)?|reject(?:ed)?|den(?:y|ied)|blo
 
 type Verdict = 'denied' | 'allowed';
 
-const VERDICTS: Record<string, { action: string; verdict: Verdict }> = {
+const VERDICTS = lookupTable<{ action: string; verdict: Verdict }>({
   drop: { action: 'drop', verdict: 'denied' },
   dropped: { action: 'drop', verdict: 'denied' },
   reject: { action: 'reject', verdict: 'denied' },
@@ -33,10 +34,10 @@ const VERDICTS: Record<string, { action: string; verdict: Verdict }> = {
   A: { action: 'accept', verdict: 'allowed' },
   D: { action: 'drop', verdict: 'denied' },
   R: { action: 'reject', verdict: 'denied' },
-};
+});
 
 /** Kernel protocol names (PROTO=) to ECS network.transport and IANA numbers. */
-const PROTOCOLS: Record<string, { transport: string; iana: number }> = {
+const PROTOCOLS = lookupTable<{ transport: string; iana: number }>({
   TCP: { transport: 'tcp', iana: 6 },
   UDP: { transport: 'udp', iana: 17 },
   UDPLITE: { transport: 'udplite', iana: 136 },
@@ -47,7 +48,7 @@ const PROTOCOLS: Record<string, { transport: string; iana: number }> = {
   ESP: { transport: 'esp', iana: 50 },
   AH: { transport: 'ah', iana: 51 },
   IGMP: { transport: 'igmp', iana: 2 },
-};
+});
 const TRANSPORT_BY_IANA = new Map(Object.values(PROTOCOLS).map((p) => [p.iana, p.transport]));
 
 const TCP_FLAGS = new Set(['CWR', 'ECE', 'URG', 'ACK', 'PSH', 'RST', 'SYN', 'FIN']);
@@ -57,7 +58,7 @@ const FRAGMENT_FLAGS = new Set(['CE', 'DF', 'MF']);
 const HEX_FIELDS = new Set(['TOS', 'PREC', 'RES', 'MARK']);
 
 /** Numeric keys of the IP header; after PROTO= the same names (ID, LEN) belong to the transport header. */
-const IP_KEYS: Record<string, string> = {
+const IP_KEYS = lookupTable<string>({
   LEN: 'iptables.length',
   TOS: 'iptables.tos',
   PREC: 'iptables.precedence_bits',
@@ -67,16 +68,16 @@ const IP_KEYS: Record<string, string> = {
   TC: 'iptables.tos',
   HOPLIMIT: 'iptables.ttl',
   FLOWLBL: 'iptables.flow_label',
-};
+});
 
 /** Keys of the transport header, by protocol. */
-const TRANSPORT_KEYS: Record<string, Record<string, string>> = {
-  tcp: { SEQ: 'iptables.tcp.seq', ACK: 'iptables.tcp.ack', WINDOW: 'iptables.tcp.window', RES: 'iptables.tcp.reserved_bits', URGP: 'iptables.tcp.urgent_pointer' },
-  udp: { LEN: 'iptables.udp.length' },
-  udplite: { LEN: 'iptables.udp.length' },
-  icmp: { TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' },
-  'ipv6-icmp': { TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' },
-};
+const TRANSPORT_KEYS = lookupTable<Record<string, string>>({
+  tcp: lookupTable({ SEQ: 'iptables.tcp.seq', ACK: 'iptables.tcp.ack', WINDOW: 'iptables.tcp.window', RES: 'iptables.tcp.reserved_bits', URGP: 'iptables.tcp.urgent_pointer' }),
+  udp: lookupTable({ LEN: 'iptables.udp.length' }),
+  udplite: lookupTable({ LEN: 'iptables.udp.length' }),
+  icmp: lookupTable({ TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' }),
+  'ipv6-icmp': lookupTable({ TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' }),
+});
 
 const DECIMAL = /^\d{1,15}$/;
 const HEX = /^(?:0x)?[0-9a-fA-F]{1,15}$/;

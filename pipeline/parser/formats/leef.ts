@@ -6,8 +6,9 @@
 // other key is kept under leef.<key>. devTime is read per devTimeFormat.
 import type { EventFields, FormatParser } from '../types.js';
 import { deviceEventEnvelope, deviceTime, setAddress, setOutcome, setSeverity } from './device-event.js';
+import { lookupTable } from '../../../lib/lookup-table.js';
 
-const LEEF_TO_ECS: Record<string, string> = {
+const LEEF_TO_ECS = lookupTable<string>({
   src: 'source.ip',
   dst: 'destination.ip',
   srcPort: 'source.port',
@@ -38,7 +39,7 @@ const LEEF_TO_ECS: Record<string, string> = {
   domain: 'user.domain',
   vSrc: 'source.ip',
   role: 'user.roles',
-};
+});
 const NUMBERS = new Set(['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port', 'source.bytes', 'destination.bytes', 'network.packets']);
 const ADDRESSES = new Set(['source.ip', 'destination.ip', 'source.nat.ip', 'destination.nat.ip']);
 
