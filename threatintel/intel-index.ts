@@ -11,6 +11,7 @@ import type { EnrichedEvent } from '../topics/index.js';
 import { isLive, scoreAt, type DecayInputs } from './decay.js';
 import { ENTITY_CLASSES, INTEL_FIELDS, type FieldClass } from './fields.js';
 import { canonicalUrl } from './indicator.js';
+import { lookupTable } from '../lib/lookup-table.js';
 
 export interface IndexedClaim extends DecayInputs {
   subscriptionId: string;
@@ -46,7 +47,7 @@ export interface IntelHit {
   claims: LiveClaim[];
 }
 
-const CLASS_OF_TYPE: Record<string, FieldClass | 'v4cidr' | 'v6cidr'> = {
+const CLASS_OF_TYPE = lookupTable<FieldClass | 'v4cidr' | 'v6cidr'>({
   'ipv4-addr': 'address',
   'ipv6-addr': 'address',
   'ipv4-cidr': 'v4cidr',
@@ -57,7 +58,7 @@ const CLASS_OF_TYPE: Record<string, FieldClass | 'v4cidr' | 'v6cidr'> = {
   sha1: 'hash',
   sha256: 'hash',
   email: 'email',
-};
+});
 
 /** Dotted decimal to a 32-bit number, or -1 (canonical IPv4 only: what the parser writes). */
 function ipv4Number(text: string): number {

@@ -8,9 +8,10 @@
 // paths) is kept in the library as a pattern that is not matched at ingest,
 // with the reason, never silently dropped.
 import { canonicalValue, type IndicatorValue, type ValueType } from './indicator.js';
+import { lookupTable } from '../lib/lookup-table.js';
 
 /** Object paths cairn reads, to the indicator type of their value. */
-const PATHS: Record<string, ValueType> = {
+const PATHS = lookupTable<ValueType>({
   'ipv4-addr:value': 'ipv4-addr',
   'ipv6-addr:value': 'ipv6-addr',
   'domain-name:value': 'domain',
@@ -24,7 +25,7 @@ const PATHS: Record<string, ValueType> = {
   "file:hashes.'sha-256'": 'sha256',
   'file:hashes.sha256': 'sha256',
   "file:hashes.'sha256'": 'sha256',
-};
+});
 
 export type PatternReading = { matchable: true; values: IndicatorValue[] } | { matchable: false; reason: string };
 

@@ -8,9 +8,10 @@ import { canonicalValue, type ValueType } from '../indicator.js';
 import { describeUrl } from '../feeds.js';
 import { fetchJson } from './fetch.js';
 import { FeedError, type FeedClaim, type FeedPage, type FeedRead, type FeedRequest } from './types.js';
+import { lookupTable } from '../../lib/lookup-table.js';
 
 /** MISP attribute types cairn matches, to its indicator types; composite "a|b" types name the first part's type and the second's. */
-const TYPES: Record<string, ValueType | null> = {
+const TYPES = lookupTable<ValueType | null>({
   'ip-src': null,
   'ip-dst': null,
   domain: 'domain',
@@ -24,8 +25,8 @@ const TYPES: Record<string, ValueType | null> = {
   'email-src': 'email',
   'email-dst': 'email',
   email: 'email',
-};
-const COMPOSITE: Record<string, (ValueType | null | undefined)[]> = {
+});
+const COMPOSITE = lookupTable<(ValueType | null | undefined)[]>({
   'ip-src|port': [null],
   'ip-dst|port': [null],
   'domain|ip': ['domain', null],
@@ -33,7 +34,7 @@ const COMPOSITE: Record<string, (ValueType | null | undefined)[]> = {
   'filename|md5': [undefined, 'md5'],
   'filename|sha1': [undefined, 'sha1'],
   'filename|sha256': [undefined, 'sha256'],
-};
+});
 
 const Timestamp = z.union([z.string(), z.number()]).transform((v) => Number(v));
 const Manifest = z.record(z.string(), z.object({ timestamp: Timestamp.optional(), info: z.string().optional() }).loose());
