@@ -37,19 +37,43 @@ afterEach(async () => {
   for (const child of running.splice(0)) await stopProcess(child, 30_000);
 });
 
-async function startCairn(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+/** `cairn start` as a child process, its stdout and stderr gathered; the test's end stops it. */
+async function spawnCairn(env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const printedWaits: { text: string; resolve: () => void }[] = [];
+  const gather = (d: Buffer) => {
+    output += d.toString();
+    for (const wait of printedWaits.filter((w) => output.includes(w.text))) wait.resolve();
+  };
+  child.stdout!.on('data', gather);
+  child.stderr!.on('data', gather);
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    output: () => output,
+    /** Resolves the moment `text` is printed, not at the next poll (a test may need to act between two lines); fails if cairn exits first. */
+    printed: (text: string) =>
+      Promise.race([
+        new Promise<void>((resolve) => (output.includes(text) ? resolve() : printedWaits.push({ text, resolve }))),
+        exited.then(([code, signal]) => {
+          if (!output.includes(text)) throw new Error(`cairn start exited (${code ?? signal}) before printing "${text}":\n${output}`);
+        }),
+      ]),
+  };
+}
+
+async function startCairn(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  const started = await spawnCairn(env);
   await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`cairn start exited early:\n${output}`);
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    if (started.child.exitCode !== null) throw new Error(`cairn start exited early:\n${started.output()}`);
+    expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
   }, 60_000, 200);
-  return { child, output: () => output, url };
+  return started;
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -203,22 +227,11 @@ describe('cairn command', () => {
     expect((await login(second.url, 'ana@example.com', 'analyst passphrase 1')).status).toBe(200);
   });
 
-  /** `cairn start`, with its stdout and stderr, resolved once `ready` shows in them. */
+  /** `cairn start` on an empty data dir, resolved the moment `ready` is printed. */
   async function startedUntil(ready: string, env: Record<string, string>) {
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, CAIRN_LOG_LEVEL: 'warn', PORT: String(port), CAIRN_DATA_DIR: tempDir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.push(child);
-    let output = '';
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
-    await new Promise<void>((resolve) => {
-      const onData = (d: Buffer) => {
-        output += d.toString();
-        if (output.includes(ready)) resolve();
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-    });
-    return { child, exited, output: () => output };
+    const started = await spawnCairn({ CAIRN_DATA_DIR: tempDir(), ...env });
+    await started.printed(ready);
+    return started;
   }
 
   it('stops cleanly on a signal that arrives while it is still starting', async () => {
