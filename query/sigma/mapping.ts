@@ -13,8 +13,8 @@ export interface LogsourceMapping {
   means: string;
   /** The query the rule's detection is restricted to (null: every event). */
   filter: QueryNode | null;
-  /** Sigma field names of this source and the ECS fields cairn parses them into. */
-  fields: Record<string, string>;
+  /** Sigma field names of this source and the ECS fields cairn parses them into (a lookupTable: rules may name any field). */
+  fields: Readonly<Record<string, string>>;
   /** Field names are cairn's own (any field name is taken as written): rules exported from cairn. */
   cairnNames?: true;
 }
@@ -31,6 +31,9 @@ function category(value: string): QueryNode {
 
 const WEB = category('web');
 const DNS: QueryNode = { kind: 'exists', field: 'dns.question.name' };
+
+/** Sources whose fields are the parser's own: only the common table and ECS names apply. */
+const NO_FIELDS = lookupTable<string>({});
 
 /** Web server and proxy logs share the W3C/Sigma field names. */
 const WEB_FIELDS = lookupTable<string>({
@@ -111,16 +114,16 @@ const COMMON_FIELDS = lookupTable<string>({
 
 /** Most specific first: the first whose `when` the rule's logsource satisfies wins. */
 export const LOGSOURCES: LogsourceMapping[] = [
-  { when: { product: 'cairn' }, means: "any cairn event, fields named as cairn names them (how rules written in cairn export); service: names the artifact source", filter: null, fields: {}, cairnNames: true },
-  { when: { product: 'linux', service: 'sshd' }, means: 'sshd and sshd-session syslog lines', filter: programs('sshd', 'sshd-session'), fields: {} },
-  { when: { product: 'linux', service: 'vsftpd' }, means: 'vsftpd lines (syslog or its own log)', filter: { kind: 'or', children: [programs('vsftpd'), { kind: 'eq', field: 'service.name', value: 'ftp' }] }, fields: {} },
-  { when: { product: 'linux', service: 'cron' }, means: 'cron daemon lines', filter: programs('cron', 'CRON', 'crond', 'anacron', 'crontab'), fields: {} },
-  { when: { product: 'linux', service: 'clamav' }, means: 'ClamAV lines (clamd, freshclam)', filter: programs('clamd', 'freshclam', 'clamav-milter', 'clamscan'), fields: {} },
-  { when: { product: 'linux', service: 'guacamole' }, means: 'Apache Guacamole lines', filter: { kind: 'or', children: [programs('guacd', 'guacamole'), { kind: 'eq', field: 'service.name', value: 'guacamole' }] }, fields: {} },
-  { when: { product: 'linux', service: 'sudo' }, means: 'sudo lines', filter: programs('sudo'), fields: {} },
-  { when: { product: 'linux', service: 'auth' }, means: 'authentication lines of any program (sshd, PAM, su, sudo, login ...)', filter: category('authentication'), fields: {} },
-  { when: { product: 'linux', service: 'syslog' }, means: 'every syslog line', filter: null, fields: {} },
-  { when: { product: 'linux' }, means: 'every Linux log line cairn parses', filter: null, fields: {} },
+  { when: { product: 'cairn' }, means: "any cairn event, fields named as cairn names them (how rules written in cairn export); service: names the artifact source", filter: null, fields: NO_FIELDS, cairnNames: true },
+  { when: { product: 'linux', service: 'sshd' }, means: 'sshd and sshd-session syslog lines', filter: programs('sshd', 'sshd-session'), fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'vsftpd' }, means: 'vsftpd lines (syslog or its own log)', filter: { kind: 'or', children: [programs('vsftpd'), { kind: 'eq', field: 'service.name', value: 'ftp' }] }, fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'cron' }, means: 'cron daemon lines', filter: programs('cron', 'CRON', 'crond', 'anacron', 'crontab'), fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'clamav' }, means: 'ClamAV lines (clamd, freshclam)', filter: programs('clamd', 'freshclam', 'clamav-milter', 'clamscan'), fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'guacamole' }, means: 'Apache Guacamole lines', filter: { kind: 'or', children: [programs('guacd', 'guacamole'), { kind: 'eq', field: 'service.name', value: 'guacamole' }] }, fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'sudo' }, means: 'sudo lines', filter: programs('sudo'), fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'auth' }, means: 'authentication lines of any program (sshd, PAM, su, sudo, login ...)', filter: category('authentication'), fields: NO_FIELDS },
+  { when: { product: 'linux', service: 'syslog' }, means: 'every syslog line', filter: null, fields: NO_FIELDS },
+  { when: { product: 'linux' }, means: 'every Linux log line cairn parses', filter: null, fields: NO_FIELDS },
   { when: { category: 'webserver' }, means: 'web access and error logs (Apache, nginx, lighttpd, ...)', filter: WEB, fields: WEB_FIELDS },
   { when: { service: 'apache' }, means: 'Apache httpd error logs (keyword rules)', filter: WEB, fields: WEB_FIELDS },
   { when: { service: 'nginx' }, means: 'nginx error logs (keyword rules)', filter: WEB, fields: WEB_FIELDS },
@@ -139,8 +142,7 @@ export function findLogsource(logsource: Record<string, string>): LogsourceMappi
 /** The ECS field for a Sigma field under this log source: its table, the common table, or an ECS name written as such. */
 export function mapField(mapping: LogsourceMapping, field: string): string | null {
   if (mapping.cairnNames) return /^[A-Za-z_@][A-Za-z0-9_.@-]*$/.test(field) ? field : null;
-  const own = Object.hasOwn(mapping.fields, field) ? mapping.fields[field] : undefined; // not a prototype's "constructor"
-  return own ?? COMMON_FIELDS[field] ?? (ECS_ROOTS.some((root) => field.startsWith(`${root}.`)) ? field : null);
+  return mapping.fields[field] ?? COMMON_FIELDS[field] ?? (ECS_ROOTS.some((root) => field.startsWith(`${root}.`)) ? field : null);
 }
 
 /** A Sigma rule that already names ECS fields (source.ip, user.name ...) keeps them. */
