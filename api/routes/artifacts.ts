@@ -1,5 +1,6 @@
 // Artifacts (SPEC 2.7, 4.7): ingest onto the bus, search in the store.
 import { z } from 'zod';
+import { errorMessage, isTransientError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
@@ -7,6 +8,7 @@ import { QuerySyntaxError } from '../../query/parse.js';
 import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
+import { RETRY_AFTER_SECONDS } from '../ingest-gate.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { apiMetrics } from '../metrics.js';
 import { defineRoute } from '../route.js';
@@ -74,8 +76,8 @@ export const artifactRoutes = [
     body: IngestBody,
     response: z.object({ accepted: z.number().int(), rejected: z.number().int(), ids: z.array(z.string()), rejections: z.array(Rejection) }),
     successStatus: 202,
-    errors: [413, 429],
-    async handler({ body, auth, deps }) {
+    errors: [413, 429, 503],
+    async handler({ body, auth, deps, ctx }) {
       if (body.artifacts.length > MAX_ARTIFACTS_PER_REQUEST) {
         throw new HttpError(413, 'payload_too_large', `at most ${MAX_ARTIFACTS_PER_REQUEST} artifacts per request; this one has ${body.artifacts.length}`);
       }
@@ -108,7 +110,21 @@ export const artifactRoutes = [
         apiMetrics.throttled.inc();
         throw err;
       }
-      await publish(deps.bus, artifactsRaw, accepted);
+      try {
+        await publish(deps.bus, artifactsRaw, accepted);
+      } catch (err) {
+        if (!isTransientError(err)) throw err;
+        // The bus's own retries gave up (a broker down or moving its leaders): a sensor should send again, not drop the batch.
+        // The cause names brokers and addresses, which are the operator's to read, in the log.
+        deps.logger.warn({ requestId: ctx.state.requestId, err: errorMessage(err), artifacts: accepted.length }, 'the bus did not take an ingest request');
+        throw new HttpError(
+          503,
+          'unavailable',
+          `the message bus did not take these artifacts (some may have been queued); send them again after ${RETRY_AFTER_SECONDS} s`,
+          { retry_after_seconds: RETRY_AFTER_SECONDS },
+          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        );
+      }
       apiMetrics.ingested.inc({ outcome: 'accepted' }, accepted.length);
       const note = rejections.length ? `, ${rejections.length} rejected` : '';
       return {

@@ -1,5 +1,7 @@
 // The distributed bus: Kafka through kafkajs. The only module that imports kafkajs.
 import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
+import { sleep } from '../../lib/backoff.js';
+import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './types.js';
 
@@ -18,8 +20,30 @@ export interface KafkaBusOptions {
 /** Rough bytes per message, to turn a batch size into a fetch size the broker understands. */
 const ESTIMATED_MESSAGE_BYTES = 512;
 
+/** How long start-up waits for the partitions of topics it created to get a leader. */
+const TOPIC_LEADER_WAIT_MS = 60_000;
+
 /** Bytes of message values per produce call. */
 const MAX_SEND_BYTES = 768 * 1024;
+
+/** How often one send starts a new producer after a sequence error before it fails. */
+const MAX_PRODUCER_RESETS = 3;
+
+/** Errors after which kafkajs's idempotent producer cannot send again (see KafkaBus.replaceProducer). */
+const SEQUENCE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
+
+/** Broker answers that a topic just created is not ready to be used yet. */
+const NOT_READY_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION']);
+
+/** True when `err`, or an error it wraps (kafkajs wraps what its retries give up on), is a protocol error of one of `types`. */
+function causedBy(err: unknown, types: ReadonlySet<string>): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const type = (e as { type?: unknown }).type;
+    if (typeof type === 'string' && types.has(type)) return true;
+    if (e.cause === e) break;
+  }
+  return false;
+}
 
 function chunksByBytes(messages: OutgoingMessage[], maxBytes: number): OutgoingMessage[][] {
   const chunks: OutgoingMessage[][] = [];
@@ -54,8 +78,11 @@ export class KafkaBus implements Bus {
   readonly kind = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
-  private readonly producer: Producer;
+  /** The producer sends go through; replaced when the broker loses track of its sequence numbers. */
+  private producer: Producer;
   private connecting: Promise<void> | null = null;
+  /** A replacement producer being connected, so sends that fail together start one. */
+  private replacing: Promise<void> | null = null;
   private readonly subscriptions = new Set<KafkaSubscription>();
 
   private readonly prefix: string;
@@ -70,7 +97,11 @@ export class KafkaBus implements Bus {
       retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 10_000 },
     });
     this.admin = this.kafka.admin();
-    this.producer = this.kafka.producer({
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    return this.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       allowAutoTopicCreation: false,
       idempotent: true,
@@ -88,10 +119,36 @@ export class KafkaBus implements Bus {
     const existing = new Set(await this.admin.listTopics());
     const missing = specs.map((s) => this.prefix + s.name).filter((name) => !existing.has(name));
     if (missing.length === 0) return;
+    // Another process may create the same topics at the same moment: createTopics then answers false, which is fine.
     await this.admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((topic) => ({ topic, numPartitions: this.options.partitions })),
     });
+    await this.waitForLeaders(missing);
+  }
+
+  /**
+   * Waits until the leader of every partition of `topics` answers for it.
+   * A KRaft broker under load names a partition's leader in its metadata
+   * before that leader serves the partition, and answers "does not host this
+   * topic-partition" for a while after creating a topic. kafkajs's own wait
+   * (createTopics' waitForLeaders) reads only the metadata and gives up on
+   * that answer: start-up failed on a busy machine, and a first send could
+   * be refused by one partition and taken by another. Reading the partitions'
+   * offsets asks each leader itself.
+   */
+  private async waitForLeaders(topics: string[]): Promise<void> {
+    const deadline = Date.now() + TOPIC_LEADER_WAIT_MS;
+    for (;;) {
+      try {
+        await Promise.all(topics.map((topic) => this.admin.fetchTopicOffsets(topic)));
+        return;
+      } catch (err) {
+        if (!causedBy(err, NOT_READY_YET)) throw err;
+        if (Date.now() > deadline) throw new Error(`topics created, but not ready after ${TOPIC_LEADER_WAIT_MS / 1000} s: ${errorMessage(err)}`, { cause: err });
+      }
+      await sleep(100);
+    }
   }
 
   async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
@@ -100,12 +157,46 @@ export class KafkaBus implements Bus {
     // One record batch per partition must stay under the broker's
     // message.max.bytes (1 MiB by default), so large sends go in chunks, in order.
     for (const chunk of chunksByBytes(messages, MAX_SEND_BYTES)) {
-      await this.producer.send({
-        topic: this.prefix + topic,
-        acks: -1,
-        messages: chunk.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-      });
+      const record = { topic: this.prefix + topic, acks: -1, messages: chunk.map((m) => ({ key: m.key, value: m.value, headers: m.headers })) };
+      for (let attempt = 1; ; attempt++) {
+        const producer = this.producer;
+        try {
+          await producer.send(record);
+          break;
+        } catch (err) {
+          if (!causedBy(err, SEQUENCE_LOST) || attempt >= MAX_PRODUCER_RESETS) throw err;
+          this.options.logger.warn({ topic, messages: chunk.length, attempt, err: errorMessage(err) }, 'the broker lost track of the producer\'s sequence numbers; sending the batch again from a new producer');
+          await this.replaceProducer(producer);
+        }
+      }
     }
+  }
+
+  /**
+   * kafkajs's idempotent producer never recovers from a sequence error: every
+   * later send fails the same way. One comes when a partition refuses part of
+   * a send (a leader moving, or a topic just created) and takes the rest
+   * (KAFKA-15591). A new producer gets a new producer id, whose sequences
+   * start again. What the broker took from the failed send is sent twice,
+   * which consumers take as they take any redelivery: handlers are
+   * idempotent (pipeline/bus/consume.ts).
+   */
+  private replaceProducer(failed: Producer): Promise<void> {
+    if (this.producer !== failed) return Promise.resolve(); // another send replaced it already
+    this.replacing ??= (async () => {
+      const fresh = this.newProducer();
+      try {
+        await fresh.connect();
+      } catch (err) {
+        await fresh.disconnect().catch(() => {});
+        throw err;
+      }
+      this.producer = fresh;
+      await failed.disconnect().catch(() => {});
+    })().finally(() => {
+      this.replacing = null;
+    });
+    return this.replacing;
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -145,6 +236,7 @@ export class KafkaBus implements Bus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     if (this.connecting) {
       await this.connecting.catch(() => {});
+      await this.replacing?.catch(() => {});
       await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
     }
   }

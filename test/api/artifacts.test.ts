@@ -1,5 +1,5 @@
 // Artifact ingest and search through the API, with the store stage running.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../helpers/buses.js';
 import { startTestApi, type ApiResponse, type TestApi } from '../helpers/api.js';
 
@@ -206,6 +206,24 @@ describe('ingest backpressure', () => {
       expect(second.body).toMatchObject({ success: false, error: { code: 'too_many_requests', details: { lag: 3, stage: 'store', max_lag: 5 } } });
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('ingest while the bus refuses', () => {
+  it('answers 503 with Retry-After, without naming the brokers, when Kafka does not take the artifacts', async () => {
+    const api = await startTestApi({ distributed: true });
+    try {
+      const token = api.token();
+      await api.runtime.bus.close(); // the producer is gone: kafkajs refuses every send with a retriable error
+      const res = await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: [{ source: 's', raw: 'line' }] } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.body).toMatchObject({ success: false, error: { code: 'unavailable', details: { retry_after_seconds: 5 } } });
+      expect(res.body.message).toMatch(/message bus did not take these artifacts.*send them again after 5 s/);
+      expect(res.text).not.toContain(inject('kafkaBrokers'));
+    } finally {
+      await api.close();
     }
   });
 });
