@@ -1,7 +1,7 @@
 // The distributed bus: Kafka through kafkajs. The only module that imports kafkajs.
 import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
 import { sleep } from '../../lib/backoff.js';
-import { errorMessage } from '../../lib/errors.js';
+import { errorMessage, isTransientError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './types.js';
 
@@ -31,9 +31,6 @@ const MAX_PRODUCER_RESETS = 3;
 
 /** Errors after which kafkajs's idempotent producer cannot send again (see KafkaBus.replaceProducer). */
 const SEQUENCE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
-
-/** Broker answers that a topic just created is not ready to be used yet. */
-const NOT_READY_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION']);
 
 /** True when `err`, or an error it wraps (kafkajs wraps what its retries give up on), is a protocol error of one of `types`. */
 function causedBy(err: unknown, types: ReadonlySet<string>): boolean {
@@ -138,16 +135,24 @@ export class KafkaBus implements Bus {
    * offsets asks each leader itself.
    */
   private async waitForLeaders(topics: string[]): Promise<void> {
-    const deadline = Date.now() + TOPIC_LEADER_WAIT_MS;
-    for (;;) {
-      try {
-        await Promise.all(topics.map((topic) => this.admin.fetchTopicOffsets(topic)));
-        return;
-      } catch (err) {
-        if (!causedBy(err, NOT_READY_YET)) throw err;
-        if (Date.now() > deadline) throw new Error(`topics created, but not ready after ${TOPIC_LEADER_WAIT_MS / 1000} s: ${errorMessage(err)}`, { cause: err });
+    // A client of its own, silent and without retries: this loop is the retry, and kafkajs
+    // would log every "not yet" as an error.
+    const probe = new Kafka({ clientId: this.options.clientId, brokers: this.options.brokers, logLevel: KafkaLogLevel.NOTHING, retry: { retries: 0 } }).admin();
+    await probe.connect();
+    try {
+      const deadline = Date.now() + TOPIC_LEADER_WAIT_MS;
+      for (;;) {
+        try {
+          await Promise.all(topics.map((topic) => probe.fetchTopicOffsets(topic)));
+          return;
+        } catch (err) {
+          if (!isTransientError(err)) throw err; // "does not host this topic-partition" is retriable, as a dropped connection is
+          if (Date.now() > deadline) throw new Error(`topics created, but not ready after ${TOPIC_LEADER_WAIT_MS / 1000} s: ${errorMessage(err)}`, { cause: err });
+        }
+        await sleep(100);
       }
-      await sleep(100);
+    } finally {
+      await probe.disconnect();
     }
   }
 
