@@ -70,13 +70,15 @@ const IP_KEYS = lookupTable<string>({
   FLOWLBL: 'iptables.flow_label',
 });
 
-/** Keys of the transport header, by protocol. */
+/** Keys of the transport header, by protocol (UDP-Lite's are UDP's, ICMPv6's are ICMP's). */
+const UDP_KEYS = lookupTable({ LEN: 'iptables.udp.length' });
+const ICMP_KEYS = lookupTable({ TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' });
 const TRANSPORT_KEYS = lookupTable<Record<string, string>>({
   tcp: lookupTable({ SEQ: 'iptables.tcp.seq', ACK: 'iptables.tcp.ack', WINDOW: 'iptables.tcp.window', RES: 'iptables.tcp.reserved_bits', URGP: 'iptables.tcp.urgent_pointer' }),
-  udp: lookupTable({ LEN: 'iptables.udp.length' }),
-  udplite: lookupTable({ LEN: 'iptables.udp.length' }),
-  icmp: lookupTable({ TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' }),
-  'ipv6-icmp': lookupTable({ TYPE: 'iptables.icmp.type', CODE: 'iptables.icmp.code', ID: 'iptables.icmp.id', SEQ: 'iptables.icmp.seq', PARAMETER: 'iptables.icmp.parameter', MTU: 'iptables.icmp.mtu' }),
+  udp: UDP_KEYS,
+  udplite: UDP_KEYS,
+  icmp: ICMP_KEYS,
+  'ipv6-icmp': ICMP_KEYS,
 });
 
 const DECIMAL = /^\d{1,15}$/;
