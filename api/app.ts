@@ -37,7 +37,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { userRoutes } from './routes/users.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
-import { loneSurrogateAt, MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
+import { loneSurrogateAt, MAX_JSON_DEPTH, mayHoldLoneSurrogate, nestsDeeperThan } from '../lib/json-depth.js';
 import { noteError } from '../lib/recent-errors.js';
 
 
@@ -129,7 +129,8 @@ const boundedNesting: Middleware = async (ctx, next) => {
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw new HttpError(400, 'bad_request', `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
   }
-  const at = loneSurrogateAt(body);
+  const rawBody = (ctx.request as { rawBody?: unknown }).rawBody;
+  const at = typeof rawBody === 'string' && !mayHoldLoneSurrogate(rawBody) ? null : loneSurrogateAt(body);
   if (at) throw new HttpError(400, 'bad_request', `request body: ${at} is not valid Unicode text (it holds a lone surrogate)`);
   await next();
 };

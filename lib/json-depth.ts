@@ -30,6 +30,18 @@ export function loneSurrogateAt(value: unknown): string | null {
   return at ? at.join('.') || '(body)' : null;
 }
 
+/**
+ * Whether JSON text could parse to a lone surrogate. Text decoded from UTF-8
+ * holds none (bytes that are not UTF-8 decode to U+FFFD), so only a
+ * \uD800-\uDFFF escape makes one: text without such an escape needs no walk
+ * by loneSurrogateAt, which costs more than this scan on every ingest body.
+ */
+export function mayHoldLoneSurrogate(jsonText: string): boolean {
+  return SURROGATE_ESCAPE.test(jsonText);
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** The keys leading to a lone surrogate, or null; built only on the way back from one, as this sees every string of every ingest request. */
 function surrogatePath(value: unknown): string[] | null {
   if (typeof value === 'string') return value.isWellFormed() ? null : [];
