@@ -3,7 +3,7 @@
 // fields, and a few common non-ECS spellings are mapped (src_ip, dst_port, user...).
 import { canonicalIp } from '../ip.js';
 import type { EventFields, FieldValue, FormatParser } from '../types.js';
-import { lookupTable } from '../../../lib/lookup-table.js';
+import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
 
 /** Common field spellings of hand-rolled JSON logs, and their ECS names. */
 const ALIASES = lookupTable<string>({
@@ -69,7 +69,7 @@ function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix
       continue;
     }
     const s = scalar(v);
-    if (s !== undefined) fields[name] = s;
+    if (s !== undefined) setOwn(fields, name, s);
   }
 }
 
@@ -88,7 +88,7 @@ export function normalizeEcs(raw: EventFields): EventFields {
     } else if (name === 'network.transport' && typeof value === 'string') {
       fields[name] = value.toLowerCase();
     } else {
-      fields[name] = value;
+      setOwn(fields, name, value);
     }
   }
   return fields;

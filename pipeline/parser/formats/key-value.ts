@@ -2,6 +2,7 @@
 // bare or double-quoted. Keys go through the same ECS aliases as JSON.
 import type { EventFields, FormatParser } from '../types.js';
 import { normalizeEcs } from './generic-json.js';
+import { setOwn } from '../../../lib/lookup-table.js';
 
 const PAIR = /([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
 const MIN_PAIRS = 2;
@@ -14,7 +15,7 @@ export const keyValue: FormatParser = {
     let count = 0;
     for (const m of raw.matchAll(PAIR)) {
       const value = m[2]!.startsWith('"') ? m[2]!.slice(1, -1).replace(/\\(.)/g, '$1') : m[2]!;
-      pairs[m[1]!] = /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+      setOwn(pairs, m[1]!, /^-?\d{1,15}$/.test(value) ? Number(value) : value);
       count++;
     }
     if (count < MIN_PAIRS) return null;
