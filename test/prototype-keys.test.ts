@@ -27,12 +27,15 @@ describe('names an object inherits', () => {
     expect(Object.keys(kv.fields).filter((k) => k.startsWith('function'))).toEqual([]);
   });
 
-  it('include "__proto__", kept with a scalar value in JSON and key=value logs, at the top and nested', () => {
+  it('include "__proto__", kept with a scalar value in JSON, JSON auth and key=value logs, at the top and nested', () => {
     // JSON.parse makes "__proto__" an own key; written into an object literal it set the prototype, and a scalar was dropped.
     const json = parseRaw('{"__proto__":"top","user":"alice","b":{"__proto__":"nested"}}', ctx('app'));
     expect(Object.entries(json.fields)).toEqual(expect.arrayContaining([['__proto__', 'top'], ['b.__proto__', 'nested'], ['user.name', 'alice']]));
     const kv = parseRaw('user=bob __proto__=7 action=deny', ctx('app'));
     expect(Object.entries(kv.fields)).toEqual(expect.arrayContaining([['__proto__', 7], ['user.name', 'bob'], ['event.action', 'deny']]));
+    const auth = parseRaw('{"user":"carol","event":"login","result":"failure","src_ip":"10.0.0.2","__proto__":"kept"}', ctx('app'));
+    expect(auth.parser).toBe('json-auth');
+    expect(Object.entries(auth.fields)).toEqual(expect.arrayContaining([['__proto__', 'kept'], ['user.name', 'carol'], ['event.outcome', 'failure']]));
   });
 
   it('are searched in the fields map, not taken for a promoted column', () => {

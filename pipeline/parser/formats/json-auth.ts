@@ -4,6 +4,7 @@ import { parseIsoTime } from '../syslog-header.js';
 import { canonicalIp } from '../ip.js';
 import type { EventFields, FieldValue, FormatParser, ParseContext } from '../types.js';
 import { normalizeEcs } from './generic-json.js';
+import { setOwn } from '../../../lib/lookup-table.js';
 
 // Spellings of the same thing in hand-rolled JSON, best first; keys are the flattened (dotted) names.
 const USER_KEYS = ['user.name', 'username', 'user_name', 'userName', 'user', 'login', 'account', 'principal'];
@@ -34,10 +35,10 @@ function flatten(value: Record<string, unknown>, prefix: string, out: Flat): Fla
     const v = value[key];
     const name = prefix + key;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, `${name}.`, out);
-    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[name] = v;
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') setOwn(out, name, v);
     else if (Array.isArray(v)) {
       const items = v.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number');
-      if (items.length) out[name] = items;
+      if (items.length) setOwn(out, name, items);
     }
   }
   return out;
@@ -98,7 +99,7 @@ function authFields(flat: Flat, ctx: ParseContext): EventFields | null {
   if (!isAuthEvent(flat, user, action, outcome)) return null;
 
   const rest: Flat = {};
-  for (const key of Object.keys(flat)) if (!CONSUMED.has(key)) rest[key] = flat[key]!;
+  for (const key of Object.keys(flat)) if (!CONSUMED.has(key)) setOwn(rest, key, flat[key]!);
   const fields = normalizeEcs(rest);
   fields['event.kind'] ??= 'event';
   const categories = categoriesOf(flat);
