@@ -61,7 +61,8 @@ function scalar(value: unknown): FieldValue | undefined {
 /** Objects nested deeper than this are not flattened: no log field lives that deep, and recursion must stay bounded. */
 const MAX_FLATTEN_DEPTH = 16;
 
-function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix: string, depth = 1): void {
+/** Writes `value`'s scalar fields into `fields` under dotted names (nested objects to MAX_FLATTEN_DEPTH). */
+export function flattenInto(fields: EventFields, value: Record<string, unknown>, prefix: string, depth = 1): void {
   for (const [key, v] of Object.entries(value)) {
     const name = prefix + key;
     if (v && typeof v === 'object' && !Array.isArray(v)) {

@@ -3,7 +3,7 @@
 import { parseIsoTime } from '../syslog-header.js';
 import { canonicalIp } from '../ip.js';
 import type { EventFields, FieldValue, FormatParser, ParseContext } from '../types.js';
-import { normalizeEcs } from './generic-json.js';
+import { flattenInto, normalizeEcs } from './generic-json.js';
 import { setOwn } from '../../../lib/lookup-table.js';
 
 // Spellings of the same thing in hand-rolled JSON, best first; keys are the flattened (dotted) names.
@@ -30,17 +30,10 @@ const ZONELESS_ISO = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
 
 type Flat = Record<string, FieldValue>;
 
-function flatten(value: Record<string, unknown>, prefix: string, out: Flat): Flat {
-  for (const key of Object.keys(value)) {
-    const v = value[key];
-    const name = prefix + key;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, `${name}.`, out);
-    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') setOwn(out, name, v);
-    else if (Array.isArray(v)) {
-      const items = v.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number');
-      if (items.length) setOwn(out, name, items);
-    }
-  }
+/** The object's fields under dotted names, as the generic JSON parser flattens them. */
+function flatten(value: Record<string, unknown>): Flat {
+  const out: Flat = {};
+  flattenInto(out, value, '');
   return out;
 }
 
@@ -135,6 +128,6 @@ export const jsonAuth: FormatParser = {
       throw new Error(`auth event is not valid JSON: ${(err as Error).message}`);
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-    return authFields(flatten(value as Record<string, unknown>, '', {}), ctx);
+    return authFields(flatten(value as Record<string, unknown>), ctx);
   },
 };
