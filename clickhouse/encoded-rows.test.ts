@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useTestStore } from '../test/helpers/store.js';
-import { insertEncoded } from './encoded-rows.js';
+import { concatRows, insertEncoded, withoutRows } from './encoded-rows.js';
 import { encodeArtifacts, type Artifact } from './tables/artifacts.js';
 import { encodeEdgeSightings } from './tables/edges.js';
 import { encodeEvents, type EventRow } from './tables/events.js';
@@ -93,5 +93,27 @@ describe('RowBinary inserts', () => {
     expect(await rows(`SELECT toString(source_id) AS source, min(first_seen) AS first, toString(uniqCombined64Merge(artifacts)) AS n FROM edges WHERE id = '${edge.id}' GROUP BY source`)).toEqual([
       { source: node.id, first: '2026-11-26 10:00:00.000', n: '2' },
     ]);
+  });
+  it('join encodings of one table into one insert, each row still addressable by its place', async () => {
+    const base = { org_id: 'org-concat', source: 'auth', parser: 'sshd', timestamp: '2026-11-26T12:00:00.000Z', created_at: '2026-11-26T12:00:00.000Z' };
+    const events: EventRow[] = Array.from({ length: 5 }, (_, n) => ({ ...base, artifact_id: randomUUID(), fields: { 'event.action': `a${n}`, 'x.pad': 'p'.repeat(n * 50) } }));
+    const joined = concatRows([encodeEvents(events.slice(0, 2)), encodeEvents(events.slice(2))]);
+    expect(joined.rows).toBe(5);
+    // Rows found by their place in the joined body: leave out the first of the second encoding.
+    await insertEncoded(db.store, withoutRows(joined, (row) => row === 2));
+    const stored = await rows<{ id: string; action: string[] }>(`SELECT toString(artifact_id) AS id, fields['event.action'] AS action FROM events WHERE org_id = 'org-concat'`);
+    expect(new Map(stored.map((r) => [r.id, r.action]))).toEqual(new Map(events.filter((_, n) => n !== 2).map((e, n) => [e.artifact_id, [`a${n < 2 ? n : n + 1}`]])));
+
+    // The same node in two encodings of one insert folds like two inserts.
+    const node = { org_id: 'org-concat', type: 'ip', value: '198.51.100.8', id: randomUUID() };
+    await insertEncoded(
+      db.store,
+      concatRows([
+        encodeNodeSightings([{ ...node, first_seen: '2026-11-26T10:00:00.000Z', last_seen: '2026-11-26T10:05:00.000Z' }]),
+        encodeNodeSightings([{ ...node, first_seen: '2026-11-26T09:00:00.000Z', last_seen: '2026-11-26T09:30:00.000Z' }]),
+      ]),
+    );
+    expect(await rows(`SELECT min(first_seen) AS first, max(last_seen) AS last FROM nodes WHERE id = '${node.id}'`)).toEqual([{ first: '2026-11-26 09:00:00.000', last: '2026-11-26 10:05:00.000' }]);
+    expect(() => concatRows([encodeEvents(events), encodeNodeSightings([{ ...node, first_seen: base.timestamp, last_seen: base.timestamp }])])).toThrow(/rows of nodes and events/);
   });
 });

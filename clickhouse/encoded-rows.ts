@@ -42,6 +42,22 @@ export function withoutRows(encoded: EncodedRows, drop: (row: number) => boolean
   return { ...encoded, rows: rowStarts.length, body: Buffer.concat(kept, length), rowStarts: Uint32Array.from(rowStarts) };
 }
 
+/** Encodings of one table's rows as one, for a single insert. */
+export function concatRows(parts: EncodedRows[]): EncodedRows {
+  const [first, ...rest] = parts;
+  if (!first) throw new Error('concatRows needs at least one part');
+  if (rest.length === 0) return first;
+  const rowStarts = new Uint32Array(parts.reduce((n, p) => n + p.rows, 0));
+  let row = 0;
+  let offset = 0;
+  for (const part of parts) {
+    if (part.table !== first.table) throw new Error(`concatRows: rows of ${part.table} and ${first.table}`);
+    for (let r = 0; r < part.rows; r++) rowStarts[row++] = part.rowStarts[r]! + offset;
+    offset += part.body.length;
+  }
+  return { ...first, rows: rowStarts.length, body: Buffer.concat(parts.map((p) => p.body), offset), rowStarts };
+}
+
 export async function insertEncoded(store: Store, { table, columns, rows, body }: EncodedRows): Promise<void> {
   if (rows === 0) return;
   // optimize_on_insert = 0: the engine does not look for rows of the same key within the insert to fold them

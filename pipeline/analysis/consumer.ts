@@ -3,7 +3,7 @@
 // (decode, parse, GeoIP, graph extraction, rule matching) runs on worker threads
 // (pool.ts); this thread writes what comes back, counts the rules' matches
 // (their windows live in hot state) and commits once after every write.
-import { insertEncoded } from '../../clickhouse/encoded-rows.js';
+import { concatRows, insertEncoded, type EncodedTable } from '../../clickhouse/encoded-rows.js';
 import { withoutStoredEvents } from '../../clickhouse/tables/replays.js';
 import { allOrFirstFailure } from '../../lib/settle.js';
 import { artifactsRaw, systemEvents } from '../../topics/index.js';
@@ -25,6 +25,15 @@ import { createAnalysisPool, type AnalysisPool } from './pool.js';
  * every stage against 9,200-11,300 for 2,500 and 9,350-9,750 for 10,000.
  */
 const CHUNK = 5000;
+
+/**
+ * The tables a batch writes once, its chunks' rows together. A chunk of
+ * 5,000 gives a few hundred node rows, and an insert costs the engine
+ * 15-30 ms of CPU whatever its size (a new part of 12-21 files); per chunk,
+ * node and edge sightings took 3-4 and 6 µs of engine CPU an artifact
+ * (bench/README.md, "fifteenth pass").
+ */
+const SIGHTINGS: EncodedTable[] = ['nodes', 'edge_sightings'];
 
 /**
  * A chunk's analysis on the pool. A worker holding another generation of the
@@ -67,19 +76,32 @@ export const analysisStage: Stage = {
         const ruleSnapshot = rules.snapshot();
         const matching = ctx.matching ? { spec: ctx.matching, current: await ctx.matching.current() } : null;
         const messages = batch.map((e) => e.message);
-        // The batch goes to the pool in chunks, all at once, and each chunk's rows are written as soon as it
+        // The batch goes to the pool in chunks, all at once, and each chunk's events are written as soon as it
         // comes back: while this thread writes what one chunk gave, a worker analyses the next (and several
-        // workers share a batch). A chunk's tables are written side by side, on separate engine connections.
-        // Nothing depends on the order of these writes (node and edge sightings fold into one row per id, and
-        // the chunks hold different artifacts); the batch is committed only after all of them.
+        // workers share a batch). The batch's node and edge sightings are written once, beside the last chunk's
+        // events: a chunk holds a few hundred of them, and every insert costs the engine a new part whatever
+        // its size (SIGHTINGS). Nothing depends on the order of these writes (sightings fold into one row per
+        // id, and the chunks hold different artifacts); the batch is committed only after all of them.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
-        const written = chunks.map(async (chunk) => {
-          const result = await analyseChunk(pool, { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching);
-          // Node and edge sightings fold into one row per id (edges count distinct artifacts): only events would double.
-          await allOrFirstFailure(result.inserts.map(async (rows) => insertEncoded(ctx.store, mayRepeat && rows.table === 'events' ? await withoutStoredEvents(ctx.store, rows) : rows)));
-          return result;
+        const analysed = chunks.map((chunk) =>
+          analyseChunk(pool, { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching),
+        );
+        // Sightings fold into one row per id (edges count distinct artifacts): only events would double.
+        const eventsWritten = analysed.map(async (result) => {
+          for (const rows of (await result).inserts) {
+            if (rows.table === 'events') await insertEncoded(ctx.store, mayRepeat ? await withoutStoredEvents(ctx.store, rows) : rows);
+          }
         });
-        const results = await allOrFirstFailure(written);
+        const sightingsWritten = allOrFirstFailure(analysed).then((results) =>
+          allOrFirstFailure(
+            SIGHTINGS.map(async (table) => {
+              const parts = results.flatMap((result) => result.inserts.filter((rows) => rows.table === table));
+              if (parts.length > 0) await insertEncoded(ctx.store, concatRows(parts));
+            }),
+          ),
+        );
+        await allOrFirstFailure<unknown>([...eventsWritten, sightingsWritten]);
+        const results = await allOrFirstFailure(analysed);
         await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
         // A rule deleted since the batch left has no more matches.
         const matches = results.flatMap((result) =>
