@@ -29,9 +29,10 @@ const CHUNK = 5000;
 /**
  * The tables a batch writes once, its chunks' rows together. A chunk of
  * 5,000 gives a few hundred node rows, and an insert costs the engine
- * 15-30 ms of CPU whatever its size (a new part of 12-21 files); per chunk,
- * node and edge sightings took 3-4 and 6 µs of engine CPU an artifact
- * (bench/README.md, "fifteenth pass").
+ * 13-29 ms of CPU whatever its size (a new part of 12-21 files); written
+ * per chunk, node and edge sightings took 3-5 and 7 µs of engine CPU an
+ * artifact, per 10,000 2 and 2.5 (bench/store-cost.ts; bench/README.md,
+ * "fifteenth pass").
  */
 const SIGHTINGS: EncodedTable[] = ['nodes', 'edge_sightings'];
 
@@ -79,9 +80,9 @@ export const analysisStage: Stage = {
         // The batch goes to the pool in chunks, all at once, and each chunk's events are written as soon as it
         // comes back: while this thread writes what one chunk gave, a worker analyses the next (and several
         // workers share a batch). The batch's node and edge sightings are written once, beside the last chunk's
-        // events: a chunk holds a few hundred of them, and every insert costs the engine a new part whatever
-        // its size (SIGHTINGS). Nothing depends on the order of these writes (sightings fold into one row per
-        // id, and the chunks hold different artifacts); the batch is committed only after all of them.
+        // events: every insert costs the engine a new part whatever its size (SIGHTINGS). Nothing depends on the
+        // order of these writes (sightings fold into one row per id, and the chunks hold different artifacts);
+        // the batch is committed only after all of them.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
         const analysed = chunks.map((chunk) =>
           analyseChunk(pool, { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching),
