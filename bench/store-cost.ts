@@ -47,7 +47,10 @@ async function encodedChunks(): Promise<Map<string, EncodedRows[]>> {
     }
     const result = await analyse({ messages: packMessages(messages), defaultOrgId: 'default', timezone: 'UTC', rules: { generation: 0, rules: [] } });
     if (result === 'stale') throw new Error('no matcher was named, so the analysis cannot be stale');
-    for (const rows of [encodeArtifacts(artifacts), ...result.inserts]) byTable.set(rows.table, [...(byTable.get(rows.table) ?? []), rows]);
+    for (const rows of [encodeArtifacts(artifacts), ...result.inserts]) {
+      if (!byTable.has(rows.table)) byTable.set(rows.table, []);
+      byTable.get(rows.table)!.push(rows);
+    }
   }
   return byTable;
 }

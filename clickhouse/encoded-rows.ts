@@ -44,9 +44,9 @@ export function withoutRows(encoded: EncodedRows, drop: (row: number) => boolean
 
 /** Encodings of one table's rows as one, for a single insert. */
 export function concatRows(parts: EncodedRows[]): EncodedRows {
-  const [first, ...rest] = parts;
+  const first = parts[0];
   if (!first) throw new Error('concatRows needs at least one part');
-  if (rest.length === 0) return first;
+  if (parts.length === 1) return first;
   const rowStarts = new Uint32Array(parts.reduce((n, p) => n + p.rows, 0));
   let row = 0;
   let offset = 0;

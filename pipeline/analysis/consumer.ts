@@ -93,16 +93,17 @@ export const analysisStage: Stage = {
             if (rows.table === 'events') await insertEncoded(ctx.store, mayRepeat ? await withoutStoredEvents(ctx.store, rows) : rows);
           }
         });
-        const sightingsWritten = allOrFirstFailure(analysed).then((results) =>
-          allOrFirstFailure(
+        const sightingsWritten = allOrFirstFailure(analysed).then(async (results) => {
+          await allOrFirstFailure(
             SIGHTINGS.map(async (table) => {
               const parts = results.flatMap((result) => result.inserts.filter((rows) => rows.table === table));
               if (parts.length > 0) await insertEncoded(ctx.store, concatRows(parts));
             }),
-          ),
-        );
+          );
+          return results;
+        });
         await allOrFirstFailure<unknown>([...eventsWritten, sightingsWritten]);
-        const results = await allOrFirstFailure(analysed);
+        const results = await sightingsWritten;
         await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
         // A rule deleted since the batch left has no more matches.
         const matches = results.flatMap((result) =>
