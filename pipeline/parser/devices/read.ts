@@ -1,0 +1,166 @@
+// Reading one line with a compiled device format: the syslog header before
+// the payload, the payload as a record of the vendor's keys, the record as
+// ECS fields (spec.ts says what each part of a format means).
+import { parse as parseCsv } from 'csv-parse/sync';
+import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
+import type { EventFields, FieldValue, ParseContext } from '../types.js';
+import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
+import type { CompiledFormat, CompiledWhen, Setter } from './spec.js';
+import { fillTemplate, isNothing, setValue, timeValue } from './values.js';
+
+/** The vendor's keys and values, and the message patterns' captures. Prototype-free: keys come from input. */
+export type DeviceRecord = Record<string, string>;
+
+/** Zone abbreviations devices print after a header's time ("Apr 15 2014 09:34:34 EDT:"), which syslog reads as a host. */
+const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
+
+/** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
+export function headerFields(prefix: string, ctx: ParseContext): EventFields {
+  const text = prefix.trim();
+  if (text === '') return {};
+  // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
+  const header = parseSyslogHeader(`${text} -`, ctx);
+  if (!header) {
+    const pri = /^<(\d{1,3})>/.exec(text);
+    return pri ? { 'log.syslog.priority': Number(pri[1]) } : {};
+  }
+  // After an ISO time the header parser takes a lone word for the message's first; before a payload it is the host.
+  const rest = header.message.slice(0, -2);
+  if (!header.hostname && !header.program && rest !== '' && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
+  const zone = header.hostname ? ZONES[header.hostname.replace(/:$/, '')] : undefined;
+  if (zone !== undefined && header.timestamp && !header.program) {
+    const assumed = offsetMinutes(ctx.timezone) ?? 0;
+    header.timestamp = new Date(Date.parse(header.timestamp) + (assumed - zone) * 60_000).toISOString();
+    header.hostname = undefined;
+  }
+  const fields: EventFields = syslogFields(header);
+  delete fields.message;
+  return fields;
+}
+
+function unquote(value: string): string {
+  const q = value[0];
+  if ((q === '"' || q === "'") && value.length >= 2 && value.endsWith(q)) return value.slice(1, -1).replace(/\\(.)/g, '$1');
+  return value;
+}
+
+function readKv(format: CompiledFormat, payload: string, record: DeviceRecord): void {
+  for (const m of payload.matchAll(format.kvPair!)) {
+    // The first of a repeated key wins: a later "src zone=" does not undo "src=".
+    if (record[m[1]!] === undefined) setOwn(record, m[1]!, unquote(m[2]!));
+  }
+}
+
+function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord): string | undefined {
+  const csv = format.csv!;
+  const variant = csv.variants.find((v) => !v.when || v.when.test(payload));
+  if (!variant) return undefined;
+  const rows = parseCsv(payload, { delimiter: csv.delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, to_line: 1 }) as string[][];
+  const values = rows[0] ?? [];
+  variant.columns.forEach((name, i) => {
+    const value = values[i];
+    if (name !== '' && value !== undefined && record[name] === undefined) setOwn(record, name, value);
+  });
+  return variant.name;
+}
+
+function holds(when: CompiledWhen, record: DeviceRecord): boolean {
+  for (const [key, test] of when) if (!test(record[key])) return false;
+  return true;
+}
+
+function applySetters(setters: Setter[], record: DeviceRecord, fields: EventFields, ctx: ParseContext): void {
+  for (const { field, template } of setters) {
+    if (template === null) {
+      delete fields[field];
+      continue;
+    }
+    const value = fillTemplate(template, record);
+    if (value === undefined) continue;
+    // Filled text goes through the field's kind (an address template becomes a canonical IP).
+    if (typeof template === 'string' && template.includes('$') && typeof value === 'string') setValue(fields, field, 'auto', value, ctx);
+    else fields[field] = value as FieldValue;
+  }
+}
+
+/** Where the format's payload starts in `raw`, with the start pattern's match; null when it does not. */
+export function findStart(format: CompiledFormat, raw: string): RegExpExecArray | null {
+  return format.start.exec(raw);
+}
+
+/** The line as ECS fields by `format`, whose start pattern matched at `start`. */
+export function readWithFormat(format: CompiledFormat, raw: string, start: RegExpExecArray, ctx: ParseContext): EventFields {
+  const fields = headerFields(raw.slice(0, start.index), ctx);
+  const payload = raw.slice(start.index + start[0].length).trimEnd();
+  const record = Object.create(null) as DeviceRecord;
+  for (const [key, value] of Object.entries(start.groups ?? {})) if (value !== undefined) record[key] = value;
+  fields['event.kind'] = 'event';
+  if (format.observer) {
+    fields['observer.vendor'] = format.observer.vendor;
+    fields['observer.product'] = format.observer.product;
+    if (format.observer.type) fields['observer.type'] = format.observer.type;
+  }
+  if (fields['host.hostname'] !== undefined) fields['observer.hostname'] = fields['host.hostname'];
+
+  if (format.layout === 'kv') readKv(format, payload, record);
+  else if (format.layout === 'csv') readCsv(format, payload, record);
+  else record.message = payload;
+
+  let messageSet: Setter[] | undefined;
+  for (const message of format.messages) {
+    const text = record[message.on];
+    if (text === undefined || (message.contains && !text.includes(message.contains)) || !holds(message.when, record)) continue;
+    const m = message.regex.exec(text);
+    if (!m) continue;
+    for (const [key, value] of Object.entries(m.groups ?? {})) if (value !== undefined) setOwn(record, key, value);
+    messageSet = message.set;
+    break;
+  }
+
+  for (const mapping of format.fields) {
+    const value = record[mapping.key];
+    if (value === undefined) continue;
+    if (mapping.map) {
+      const mapped = mapping.map.get(value.trim().toLowerCase());
+      if (mapped === null || mapped === undefined) continue;
+      if (typeof mapped === 'string') setValue(fields, mapping.to, mapping.kind, mapped, ctx);
+      else fields[mapping.to] = mapped;
+    } else {
+      setValue(fields, mapping.to, mapping.kind, value, ctx);
+    }
+  }
+
+  if (format.time) {
+    const parts = format.time.from.map((key) => record[key]);
+    if (parts.every((p) => p !== undefined && !isNothing(p))) {
+      const zone = format.time.zone ? record[format.time.zone] : undefined;
+      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      if (time) fields['@timestamp'] = time;
+    }
+  }
+
+  for (const rule of format.rules) if (holds(rule.when, record)) applySetters(rule.set, record, fields, ctx);
+  if (messageSet) applySetters(messageSet, record, fields, ctx);
+  finish(fields);
+  return fields;
+}
+
+/** Ports mean nothing for ICMP and the like: a device's "port" there is a type or an id. */
+const PORTLESS = new Set(['icmp', 'ipv6-icmp', 'igmp', 'gre', 'esp', 'ah', 'ospf', 'pim', 'vrrp']);
+
+/** What holds for every device: NAT equal to the real address is no NAT, network.type from the addresses. */
+function finish(fields: EventFields): void {
+  for (const side of ['source', 'destination']) {
+    if (fields[`${side}.nat.ip`] !== undefined && fields[`${side}.nat.ip`] === fields[`${side}.ip`] && (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`]) {
+      delete fields[`${side}.nat.ip`];
+      delete fields[`${side}.nat.port`];
+    }
+  }
+  const transport = fields['network.transport'];
+  if (typeof transport === 'string' && PORTLESS.has(transport)) {
+    delete fields['source.port'];
+    delete fields['destination.port'];
+  }
+  const ip = fields['source.ip'] ?? fields['destination.ip'];
+  if (typeof ip === 'string' && fields['network.type'] === undefined) fields['network.type'] = ip.includes(':') ? 'ipv6' : 'ipv4';
+}

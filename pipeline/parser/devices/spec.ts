@@ -1,0 +1,309 @@
+// The device format catalogue: one YAML file per vendor under ./catalogue,
+// each describing, as data, how that vendor's appliances write their logs
+// (key=value pairs, CSV columns per log type, message ids with a pattern
+// each) and how their fields become ECS. Adding a vendor is adding a file;
+// its test lines are run by devices.test.ts. The files are read, checked and
+// compiled once, when the catalogue is first used.
+//
+// A file names a vendor and lists its formats. A format says:
+//   markers  literals, one of which every line of the format contains (a cheap first test)
+//   start    a regular expression that finds where the format's payload starts in the line;
+//            what comes before it is a syslog header (time, host, priority); its named
+//            captures go into the record
+//   layout   how the payload becomes a record of the vendor's own keys:
+//            kv    key=value pairs (the assign and pair separators are options)
+//            csv   comma separated columns, named per variant (a log type), the variant
+//                  chosen by a pattern on the payload
+//            text  the payload is the record's `message`, read by `messages`
+//   messages patterns tried in order on a record value (default `message`), each with a
+//            condition (`if`, e.g. a message id); the first that matches adds its named
+//            captures to the record and its `set` fields to the event
+//   fields   record key -> ECS field, with the kind of value (address, port, transport...)
+//   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
+//            every rule that holds applies, in order, so later rules refine earlier ones
+//   time     which record keys hold the device's own time
+// The vendor's `fields`, `rules`, `time` and `observer` apply to all its formats (a
+// format's own rules come after the vendor's, its fields override the vendor's).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { compilePattern } from '../decoders/catalogue.js';
+import { VALUE_KINDS, type ValueKind } from './values.js';
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+const Template = z.union([Scalar, z.array(z.string()), z.null()]);
+
+/** A condition on one record key: a value, one of several values (case ignored), or a test. */
+const Condition = z.union([
+  Scalar,
+  z.array(Scalar).min(1),
+  z.strictObject({ match: z.string().optional(), present: z.boolean().optional(), not: z.union([Scalar, z.array(Scalar)]).optional() }),
+]);
+
+const When = z.record(z.string(), Condition);
+
+const FieldTarget = z.union([
+  z.string(),
+  z.strictObject({
+    /** The ECS field (for `endpoint` and `identity`: the prefix, e.g. "source"). */
+    to: z.string(),
+    as: z.enum(VALUE_KINDS).optional(),
+    /** A table from the vendor's value (case ignored) to the ECS value; values not in it are left out. */
+    map: z.record(z.string(), Template).optional(),
+  }),
+]);
+
+const MessageSpec = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
+  if: When.optional(),
+  /** The record key the pattern reads; default `message`. */
+  on: z.string().default('message'),
+  /** A literal the value must contain before the pattern is tried. */
+  contains: z.string().optional(),
+  match: z.string().min(1),
+  ignore_case: z.boolean().default(false),
+  set: z.record(z.string(), Template).default({}),
+});
+
+const Rule = z.strictObject({ if: When.default({}), set: z.record(z.string(), Template) });
+
+const TimeSpec = z.strictObject({
+  /** Record keys whose values, joined with a space, are the time. */
+  from: z.array(z.string()).min(1),
+  /** A SimpleDateFormat pattern ("MMM dd yyyy HH:mm:ss"); default: the forms every log uses. */
+  format: z.string().optional(),
+  /** A record key holding the zone offset ("-0500", "+02:00") of a time written without one. */
+  zone: z.string().optional(),
+});
+
+const Observer = z.strictObject({ vendor: z.string(), product: z.string(), type: z.string().optional() });
+
+const CsvVariant = z.strictObject({
+  name: z.string(),
+  /** A pattern on the payload that picks this variant; the first variant that matches is used. */
+  when: z.string().default(''),
+  /** Column names in order; "" skips a column. */
+  columns: z.array(z.string()).min(1),
+});
+
+const FormatSpec = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
+  observer: Observer.optional(),
+  markers: z.array(z.string().min(2)).min(1),
+  start: z.string().min(1),
+  layout: z.enum(['kv', 'csv', 'text']),
+  kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
+  csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
+  messages: z.array(MessageSpec).default([]),
+  fields: z.record(z.string(), FieldTarget).default({}),
+  rules: z.array(Rule).default([]),
+  time: TimeSpec.optional(),
+});
+
+const TestLine = z.strictObject({
+  line: z.string().min(1),
+  /** Artifact source to parse it with; default: the vendor's first source. */
+  source: z.string().optional(),
+  /** Fields the parse must give (equal); `null` means the field must be absent. */
+  expect: z.record(z.string(), Template),
+});
+
+const VendorSpec = z.strictObject({
+  vendor: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
+  description: z.string(),
+  /** Artifact sources that name this vendor's devices (the registry tries device formats first for them). */
+  sources: z.array(z.string()).default([]),
+  observer: Observer.optional(),
+  fields: z.record(z.string(), FieldTarget).default({}),
+  rules: z.array(Rule).default([]),
+  time: TimeSpec.optional(),
+  formats: z.array(FormatSpec).min(1),
+  tests: z.array(TestLine).min(1, 'every vendor carries test lines'),
+});
+export type VendorSpec = z.infer<typeof VendorSpec>;
+type TemplateValue = z.infer<typeof Template>;
+type ConditionSpec = z.infer<typeof Condition>;
+
+export class DeviceCatalogueError extends Error {
+  constructor(file: string, message: string) {
+    super(`device catalogue ${file}: ${message}`);
+    this.name = 'DeviceCatalogueError';
+  }
+}
+
+// ---------------------------------------------------------------- compiled form
+
+/** A test on one record value (undefined when the record lacks the key). */
+export type ValueTest = (value: string | undefined) => boolean;
+export type CompiledWhen = [key: string, test: ValueTest][];
+
+export interface FieldMapping {
+  key: string;
+  to: string;
+  kind: ValueKind;
+  map?: ReadonlyMap<string, TemplateValue>;
+}
+
+export interface Setter {
+  field: string;
+  template: TemplateValue;
+}
+
+export interface CompiledMessage {
+  name: string;
+  when: CompiledWhen;
+  on: string;
+  contains?: string;
+  regex: RegExp;
+  set: Setter[];
+}
+
+export interface CompiledRule {
+  when: CompiledWhen;
+  set: Setter[];
+}
+
+export interface CompiledFormat {
+  vendor: string;
+  name: string;
+  file: string;
+  observer?: z.infer<typeof Observer>;
+  markers: string[];
+  start: RegExp;
+  layout: 'kv' | 'csv' | 'text';
+  kvPair?: RegExp;
+  csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
+  messages: CompiledMessage[];
+  fields: FieldMapping[];
+  rules: CompiledRule[];
+  time?: z.infer<typeof TimeSpec>;
+}
+
+export interface Vendor {
+  spec: VendorSpec;
+  file: string;
+  formats: CompiledFormat[];
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function compileRegex(source: string, where: string, file: string, flags = ''): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch (err) {
+    throw new DeviceCatalogueError(file, `${where}: ${(err as Error).message}`);
+  }
+}
+
+function valueTest(condition: ConditionSpec, where: string, file: string): ValueTest {
+  if (Array.isArray(condition)) {
+    const values = new Set(condition.map((v) => String(v).toLowerCase()));
+    return (v) => v !== undefined && values.has(v.toLowerCase());
+  }
+  if (typeof condition === 'object') {
+    const tests: ValueTest[] = [];
+    if (condition.present !== undefined) tests.push(condition.present ? (v) => v !== undefined : (v) => v === undefined);
+    if (condition.match !== undefined) {
+      const regex = compileRegex(condition.match, where, file, 'i');
+      tests.push((v) => v !== undefined && regex.test(v));
+    }
+    if (condition.not !== undefined) {
+      const excluded = valueTest(condition.not, where, file);
+      tests.push((v) => !excluded(v));
+    }
+    return (v) => tests.every((t) => t(v));
+  }
+  const value = String(condition).toLowerCase();
+  return (v) => v !== undefined && v.toLowerCase() === value;
+}
+
+function compileWhen(when: Record<string, ConditionSpec> | undefined, where: string, file: string): CompiledWhen {
+  return Object.entries(when ?? {}).map(([key, condition]) => [key, valueTest(condition, `${where}: if ${key}`, file)]);
+}
+
+function setters(set: Record<string, TemplateValue>): Setter[] {
+  return Object.entries(set).map(([field, template]) => ({ field, template }));
+}
+
+function fieldMappings(fields: VendorSpec['fields']): FieldMapping[] {
+  return Object.entries(fields).map(([key, target]) => {
+    if (typeof target === 'string') return { key, to: target, kind: 'auto' };
+    const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
+    return { key, to: target.to, kind: target.as ?? 'auto', map };
+  });
+}
+
+/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to the separator. */
+function kvPairRegex(assign: string, separator: string): RegExp {
+  const sep = separator === ' ' ? '' : escapeRegex(separator);
+  const bare = `[^\\s${sep}]*`;
+  return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
+}
+
+function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, file: string): CompiledFormat {
+  const where = `format ${format.name}`;
+  if (format.layout === 'csv' && !format.csv) throw new DeviceCatalogueError(file, `${where}: a csv layout needs csv.variants`);
+  if (format.layout === 'text' && format.messages.length === 0) throw new DeviceCatalogueError(file, `${where}: a text layout needs messages`);
+  const messages = format.messages.map((m) => ({
+    name: m.name,
+    when: compileWhen(m.if, `${where} message ${m.name}`, file),
+    on: m.on,
+    contains: m.contains,
+    regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
+    set: setters(m.set),
+  }));
+  const byKey = new Map([...fieldMappings(vendor.fields), ...fieldMappings(format.fields)].map((f) => [f.key, f]));
+  return {
+    vendor: vendor.vendor,
+    name: format.name,
+    file,
+    observer: format.observer ?? vendor.observer,
+    markers: format.markers,
+    start: compileRegex(format.start, `${where}: start`, file),
+    layout: format.layout,
+    kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator) : undefined,
+    csv: format.csv && {
+      delimiter: format.csv.delimiter,
+      variants: format.csv.variants.map((v) => ({ name: v.name, when: v.when ? compileRegex(v.when, `${where} variant ${v.name}`, file) : null, columns: v.columns })),
+    },
+    messages,
+    fields: [...byKey.values()],
+    rules: [...vendor.rules, ...format.rules].map((r, i) => ({ when: compileWhen(r.if, `${where} rule ${i + 1}`, file), set: setters(r.set) })),
+    time: format.time ?? vendor.time,
+  };
+}
+
+/** Message patterns use the decoder catalogue's macros ({IP:src_ip}, {PORT:src_port}, ...). */
+function compileCatalogueRegex(pattern: string, where: string, file: string, flags: string): RegExp {
+  try {
+    return compilePattern(pattern, where, file, flags);
+  } catch (err) {
+    throw new DeviceCatalogueError(file, (err as Error).message.replace(/^decoder catalogue \S+: /, ''));
+  }
+}
+
+export const DEVICE_CATALOGUE_DIR = path.join(import.meta.dirname, 'catalogue');
+
+export function loadVendors(dir = DEVICE_CATALOGUE_DIR): Vendor[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((file) => {
+      let document: unknown;
+      try {
+        document = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'));
+      } catch (err) {
+        throw new DeviceCatalogueError(file, `not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      }
+      const parsed = VendorSpec.safeParse(document);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new DeviceCatalogueError(file, `${issue.path.join('.') || 'file'}: ${issue.message}`);
+      }
+      return { spec: parsed.data, file, formats: parsed.data.formats.map((f) => compileFormat(parsed.data, f, file)) };
+    });
+}
