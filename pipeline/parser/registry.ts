@@ -32,7 +32,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   pam: [syslogAuth],
   sudo: [syslogAuth],
   secure: [syslogAuth],
-  syslog: [syslogAuth],
+  // A syslog stream carries the kernel's netfilter lines and appliances' own formats too:
+  // their readers decline other lines cheaply, and the syslog reader takes any line with a header.
+  syslog: [iptables, deviceFormats, cef, leef, syslogAuth],
   firewall: [iptables, ciscoAsa, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],

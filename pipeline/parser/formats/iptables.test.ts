@@ -188,6 +188,23 @@ describe('iptables parser', () => {
     expect(() => iptables.parse(line('SPT=70000'), CTX)).toThrow(/SPT= is not a port/);
   });
 
+  it('reads the ports and protocol of a kernel line whose front a relay cut off', () => {
+    const cut = 'Jun 14 09:12:40 gw-branch user.warn kernel: L=118 ID=40213 DF PROTO=TCP SPT=51022 DPT=3389 WINDOW=64240 RES=0x00 SYN URGP=0';
+    expect(parse(cut)).toMatchObject({
+      'process.name': 'kernel',
+      'event.category': ['network'],
+      'event.type': ['connection'],
+      'network.transport': 'tcp',
+      'source.port': 51022,
+      'destination.port': 3389,
+      'iptables.id': 40213,
+    });
+    expect(parse(cut)['iptables.l']).toBeUndefined();
+    // Without PROTO= there is nothing to read; another program's PROTO= is not the kernel's.
+    expect(iptables.parse('Jun 14 09:12:40 gw-branch kernel: L=118 ID=40213 DF SPT=51022 DPT=3389', CTX)).toBeNull();
+    expect(iptables.parse('Jun 14 09:12:40 gw-branch appd[7]: TTL=5 PROTO=TCP SPT=1 DPT=2', CTX)).toBeNull();
+  });
+
   it('returns null for lines of other formats', () => {
     expect(iptables.parse('Mar 12 2024 08:15:01 fw : %ASA-2-106006: Deny inbound UDP from 198.51.100.23/5060 to 192.0.2.21/5060 on interface outside', CTX)).toBeNull();
     expect(iptables.parse('Mar  3 14:02:11 host sshd[1]: Accepted publickey for alice from 192.0.2.1 port 50000 ssh2', CTX)).toBeNull();

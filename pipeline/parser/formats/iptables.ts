@@ -296,8 +296,31 @@ function readPrefix(prefix: string, fields: EventFields): void {
   fields['event.outcome'] = verdict.verdict === 'allowed' ? 'success' : 'failure';
 }
 
+/**
+ * The tail of a kernel line whose front a relay cut off (syslog's line length
+ * limit on small routers): "kernel: L=126 ID=8698 DF PROTO=TCP SPT=88 DPT=51179 ...".
+ * It starts at the first whole IP-header key; the addresses are lost, the
+ * protocol and ports are still there.
+ */
+const FRAGMENT_START = /(?:^|\s)(?=(?:LEN|TOS|PREC|TTL|ID|PROTO)=\S)/;
+/** The kernel's tag, with a "facility.level" word before it as some routers' syslog writes it. */
+const KERNEL_TAG = /^(?:[a-z]+\.[a-z]+ )?kernel: /;
+
+function looksLikeFragment(raw: string): boolean {
+  return raw.includes(' PROTO=') && (raw.includes(' SPT=') || raw.includes(' DPT=')) && raw.includes('kernel:');
+}
+
 function looksLikeNetfilter(raw: string): boolean {
-  return (raw.includes(' SRC=') && raw.includes(' DST=')) || raw.startsWith('IN=') || raw.includes(' IPSRC=');
+  return (raw.includes(' SRC=') && raw.includes(' DST=')) || raw.startsWith('IN=') || raw.includes(' IPSRC=') || looksLikeFragment(raw);
+}
+
+/** The payload of a cut-off kernel line, or null when the text is not one. */
+function fragmentPayload(text: string, program: string | undefined): string | null {
+  const tag = KERNEL_TAG.exec(text);
+  if (program !== 'kernel' && !tag) return null;
+  const body = tag ? text.slice(tag[0].length) : text;
+  const start = FRAGMENT_START.exec(body);
+  return start ? body.slice(start.index).trimStart() : null;
 }
 
 export function parseNetfilter(raw: string, ctx: ParseContext): EventFields | null {
@@ -306,12 +329,17 @@ export function parseNetfilter(raw: string, ctx: ParseContext): EventFields | nu
   const fields: EventFields = header ? syslogFields(header) : { message: raw };
   const text = header ? header.message : raw;
   const start = PAYLOAD_START.exec(text);
-  if (!start) return null;
-  const payloadAt = start.index + start[0].indexOf('IN=');
-
   fields['event.kind'] = 'event';
   fields['event.category'] = ['network'];
   fields['event.type'] = ['connection'];
+  if (!start) {
+    const fragment = text.includes(' SRC=') ? null : fragmentPayload(text, header?.program);
+    if (fragment === null) return null;
+    fields['process.name'] ??= 'kernel';
+    readPayload(fragment, fields);
+    return fields['network.transport'] ? fields : null;
+  }
+  const payloadAt = start.index + start[0].indexOf('IN=');
   readPrefix(text.slice(0, payloadAt).replace(UPTIME, ''), fields);
   readPayload(text.slice(payloadAt), fields);
 
