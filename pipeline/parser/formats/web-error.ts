@@ -8,15 +8,16 @@
 // exceeded, a missing file or script a client asked for, a malformed request)
 // is event.outcome failure; notices and the server's own trouble are not.
 import { parseLogTime } from '../envelope.js';
-import { canonicalIp } from '../ip.js';
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
+import { readEndpoint, setRequestUrl } from './web-access.js';
 
 const APACHE =
   /^(?:\[(?<time>[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \d{4})\] )?\[(?:(?<module>[\w-]*):)?(?<level>emerg|alert|crit|error|warn|notice|info|debug|trace\d)\] (?:\[pid (?<pid>\d+)(?::tid \d+)?\] )?(?:\(\d+\)[^:[]*: )?(?<clients>(?:\[client (?:\[[^\]]+\](?::\d+)?|[^\]]+)\] ?)*)(?:(?<code>AH\d{5}): )?(?<message>.*)$/;
 const APACHE_CLIENT = /\[client (\[[^\]]+\](?::\d+)?|[^\]]+)\]/g;
 // The client is the last ", client: " (what comes before it may quote a user name the client chose).
-const NGINX = /^(?<time>\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}) \[(?<level>\w+)\] (?<pid>\d+)#\d+: (?:\*\d+ )?(?<message>.*)$/;
-const NGINX_CLIENT = /^(?<message>.*), client: (?<client>[^,\s]+)(?<context>(?:, (?:server|request|upstream|host|referrer|subrequest|port): .*)?)$/;
+// The message may span lines: FastCGI's stderr is quoted as it came.
+const NGINX = /^(?<time>\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}) \[(?<level>\w+)\] (?<pid>\d+)#\d+: (?:\*\d+ )?(?<message>[\s\S]*)$/;
+const NGINX_CLIENT = /^(?<message>[\s\S]*), client: (?<client>[^,\s]+)(?<context>(?:, (?:server|request|upstream|host|referrer|subrequest|port): .*)?)$/;
 const NGINX_REQUEST = /, request: "(?<method>[A-Z]+) (?<url>\S+)(?: HTTP\/(?<version>[\d.]+))?"/;
 const NGINX_HOST = /, host: "(?<host>[^"]*)"/;
 
@@ -58,16 +59,8 @@ function classify(message: string, fields: EventFields): void {
 
 /** "127.0.0.1:51380", "[2001:db8::1]:5", "2001:db8::1" (no port), "127.0.0.1". */
 function clientAddress(text: string): { ip: string; port?: number } | null {
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) {
-    const ip = canonicalIp(bracketed[1]!);
-    return ip ? { ip, port: bracketed[2] ? Number(bracketed[2]) : undefined } : null;
-  }
-  const whole = canonicalIp(text);
-  if (whole) return { ip: whole };
-  const withPort = /^(.*):(\d{1,5})$/.exec(text);
-  const ip = withPort ? canonicalIp(withPort[1]!) : null;
-  return ip ? { ip, port: Number(withPort![2]) } : null;
+  const endpoint = readEndpoint(text);
+  return endpoint?.ip ? { ip: endpoint.ip, port: endpoint.port } : null;
 }
 
 function parseApache(line: string, ctx: ParseContext): EventFields | null {
@@ -114,7 +107,7 @@ function parseNginx(line: string, ctx: ParseContext): EventFields | null {
     const request = NGINX_REQUEST.exec(context);
     if (request?.groups) {
       fields['http.request.method'] = request.groups.method!;
-      fields['url.original'] = request.groups.url!;
+      setRequestUrl(fields, request.groups.url!);
       if (request.groups.version) fields['http.version'] = request.groups.version;
     }
     const host = NGINX_HOST.exec(context);

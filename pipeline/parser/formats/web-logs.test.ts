@@ -37,6 +37,32 @@ describe('access logs', () => {
     expect(webAccess.parse('10.0.0.2 - - [10/Oct/2026:13:55:36 +0000] "GET /x HTTP/1.1" 404 10 "-" "bot" "203.0.113.22, 10.0.0.1"', ctx)).toMatchObject({ 'source.ip': '10.0.0.2', 'network.forwarded_ip': '203.0.113.22', 'event.outcome': 'failure' });
   });
 
+  it('reads the server before the client (address or virtual host, with ports) and a client list, the original client first', () => {
+    expect(webAccess.parse('198.51.100.80:8443 203.0.113.25:50122 - - [10/Oct/2026:13:55:36 +0000] "GET /a?b=1 HTTP/1.1" 200 5 "-" "curl/8"', ctx)).toMatchObject({
+      'destination.ip': '198.51.100.80',
+      'destination.port': 8443,
+      'source.ip': '203.0.113.25',
+      'source.port': 50122,
+      'url.path': '/a',
+      'url.query': 'b=1',
+    });
+    expect(webAccess.parse('shop.example.org 203.0.113.26, 10.1.0.4, 127.0.0.1 - carol [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 5', ctx)).toMatchObject({
+      'destination.domain': 'shop.example.org',
+      'url.domain': 'shop.example.org',
+      'source.ip': '203.0.113.26',
+      'user.name': 'carol',
+    });
+    expect(webAccess.parse('shop.example.org:80 "2001:db8::26, 10.1.0.4" 10.1.0.9 - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 5', ctx)).toMatchObject({ 'source.ip': '2001:db8::26', 'destination.port': 80 });
+    // A client that is no address (a Unix socket, "localhost") leaves the source out, the request is still read.
+    const unix = webAccess.parse('shop.example.org:80 unix: - - [10/Oct/2026:13:55:36 +0000] "GET /health HTTP/1.1" 200 2', ctx)!;
+    expect(unix).toMatchObject({ 'url.original': '/health', 'http.response.status_code': 200 });
+    expect(unix['source.ip']).toBeUndefined();
+  });
+
+  it('reads the first line of an input a shipper glued lines onto', () => {
+    expect(webAccess.parse('203.0.113.27 - - [10/Oct/2026:13:55:36 +0000] "GET /one HTTP/1.1" 200 5\n203.0.113.28 - - [10/Oct/2026:13:55:37 +0000] "GET /two HTTP/1.1" 404 5', ctx)).toMatchObject({ 'source.ip': '203.0.113.27', 'url.original': '/one' });
+  });
+
   it('keeps a request line that is not HTTP as url.original (scans, TLS to a plain port)', () => {
     expect(webAccess.parse('203.0.113.23 - - [10/Oct/2026:13:55:36 +0000] "\\x16\\x03\\x01" 400 0 "-" "-"', ctx)).toMatchObject({ 'url.original': '\\x16\\x03\\x01', 'http.response.status_code': 400, 'event.outcome': 'failure' });
   });
@@ -96,6 +122,9 @@ describe('error logs', () => {
     });
     expect(webError.parse('2026/10/29 20:01:02 [error] 256554#0: *99927 limiting requests, excess: 1.852 by zone "one", client: 203.0.113.36, server: example.org, request: "POST / HTTP/1.0", host: "example.org"', ctx)).toMatchObject({ 'source.ip': '203.0.113.36', 'event.action': 'rate-limited' });
     expect(webError.parse('2026/04/03 22:20:40 [error] 1#0: *3 user "x": password mismatch, client: 127.0.0.1, server: t, request: "GET / HTTP/1.1", host: "h"": was not found in "/etc/nginx/.htpasswd", client: 203.0.113.37, server: , request: "GET / HTTP/1.1", host: "h"', ctx)).toMatchObject({ 'source.ip': '203.0.113.37' });
+    expect(webError.parse('2026/04/09 11:53:37 [error] 2865#0: *7 open() "/srv/www/robots.txt" failed (2: No such file or directory), client: 203.0.113.39, server: www.example.org, request: "GET /robots.txt?x=1 HTTP/1.1", host: "www.example.org"', ctx)).toMatchObject({ 'url.original': '/robots.txt?x=1', 'url.path': '/robots.txt', 'url.query': 'x=1' });
+    // FastCGI's stderr is quoted as it came, over several lines.
+    expect(webError.parse('2026/04/09 11:53:38 [error] 2865#0: *8 FastCGI sent in stderr: "PHP message: PHP Warning:  Undefined variable $x in /srv/a.php on line 3\nPHP message: PHP Warning:  Undefined variable $y in /srv/a.php on line 4" while reading response header from upstream, client: 203.0.113.40, server: www.example.org, request: "GET /a.php HTTP/1.1", upstream: "fastcgi://unix:/run/php/fpm.sock:", host: "www.example.org"', ctx)).toMatchObject({ 'source.ip': '203.0.113.40', 'url.path': '/a.php', 'event.category': ['web'] });
     expect(webError.parse('2026/11/25 16:02:45 [error] 1#1: *5 connect() failed (111: Connection refused) while connecting to upstream, client: 203.0.113.38, server: x, request: "GET / HTTP/2.0", upstream: "http://127.0.0.1:8080/"', ctx)!['event.outcome']).toBeUndefined();
   });
 });
