@@ -7,7 +7,7 @@ import type { EventFields } from '../types.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
-const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity', 'process.exit_code']);
+const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity', 'process.exit_code', 'http.response.bytes', 'source.bytes', 'destination.bytes']);
 const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 /** What programs print for "no peer" or "no user". */
 const NOTHING = new Set(['', '-', '?', 'unknown', 'UNKNOWN', '(null)', 'null', '<unknown>', 'NULL']);
