@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
+import { zoneAbbreviationToOffset } from './read.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
@@ -45,5 +46,14 @@ describe('device catalogue loading', () => {
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: kv, fields: { a: { to: b, as: nope } } }]`)).toThrow(DeviceCatalogueError);
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: csv }]`)).toThrow(/needs csv\.variants/);
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: text }]`)).toThrow(/needs messages/);
+  });
+});
+
+describe('device times', () => {
+  it('turns a zone abbreviation after the time into its offset, and leaves other times alone', () => {
+    expect(zoneAbbreviationToOffset('2026-01-20 09:12:01.551 EST')).toBe('2026-01-20 09:12:01.551 -05:00');
+    expect(zoneAbbreviationToOffset('2026-01-20 09:12:01 CEST')).toBe('2026-01-20 09:12:01 +02:00');
+    expect(zoneAbbreviationToOffset('2026-01-20 09:12:01 XYZ')).toBe('2026-01-20 09:12:01 XYZ');
+    expect(zoneAbbreviationToOffset('1781003201.114')).toBe('1781003201.114');
   });
 });

@@ -14,6 +14,16 @@ export type DeviceRecord = Record<string, string>;
 /** Zone abbreviations devices print after a header's time ("Apr 15 2014 09:34:34 EDT:"), which syslog reads as a host. */
 const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
 
+/** "2026-01-20 09:12:01.551 EST": a zone abbreviation after a device's time becomes its offset ("... -05:00"). */
+export function zoneAbbreviationToOffset(time: string): string {
+  const m = / ([A-Z]{3,4})$/.exec(time);
+  const minutes = m ? ZONES[m[1]!] : undefined;
+  if (minutes === undefined) return time;
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${time.slice(0, m!.index)} ${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 /** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
 export function headerFields(prefix: string, ctx: ParseContext): EventFields {
   const text = prefix.trim();
@@ -134,7 +144,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     const parts = format.time.from.map((key) => record[key]);
     if (parts.every((p) => p !== undefined && !isNothing(p))) {
       const zone = format.time.zone ? record[format.time.zone] : undefined;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      const time = timeValue(zoneAbbreviationToOffset(zone ? `${parts.join(' ')} ${zone}` : parts.join(' ')), ctx, format.time.format);
       if (time) fields['@timestamp'] = time;
     }
   }
