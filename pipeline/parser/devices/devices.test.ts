@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
-import { zoneAbbreviationToOffset } from './read.js';
+import { unescapeOctal, zoneAbbreviationToOffset } from './read.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
+import { ecsMac } from './values.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
 const vendors = loadVendors();
@@ -55,5 +56,21 @@ describe('device times', () => {
     expect(zoneAbbreviationToOffset('2026-01-20 09:12:01 CEST')).toBe('2026-01-20 09:12:01 +02:00');
     expect(zoneAbbreviationToOffset('2026-01-20 09:12:01 XYZ')).toBe('2026-01-20 09:12:01 XYZ');
     expect(zoneAbbreviationToOffset('1781003201.114')).toBe('1781003201.114');
+  });
+});
+
+describe('device values', () => {
+  it('decodes octal escapes, and leaves text without them or with other backslashes alone', () => {
+    expect(unescapeOctal('Session\\040Expiration')).toBe('Session Expiration');
+    expect(unescapeOctal('2001\\072db8\\072\\0721')).toBe('2001:db8::1');
+    expect(unescapeOctal('DOMAIN\\user')).toBe('DOMAIN\\user');
+    expect(unescapeOctal('plain')).toBe('plain');
+  });
+  it('writes MAC addresses as ECS does, from any grouping, and refuses what is not one', () => {
+    expect(ecsMac('0004A34473BF')).toBe('00-04-A3-44-73-BF');
+    expect(ecsMac('00:04:a3:44:73:bf')).toBe('00-04-A3-44-73-BF');
+    expect(ecsMac('0004.a344.73bf')).toBe('00-04-A3-44-73-BF');
+    expect(ecsMac('0004A34473B')).toBeUndefined();
+    expect(ecsMac('not-a-mac-at-all')).toBeUndefined();
   });
 });

@@ -74,6 +74,13 @@ function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord):
   return variant.name;
 }
 
+const OCTAL_ESCAPE = /\\([0-3][0-7]{2})/g;
+
+/** "fefdn\040wdbj" to "fefdn wdbj": the octal escapes devices and syslog daemons write for spaces and colons. */
+export function unescapeOctal(value: string): string {
+  return value.includes('\\') ? value.replace(OCTAL_ESCAPE, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))) : value;
+}
+
 function holds(when: CompiledWhen, record: DeviceRecord): boolean {
   for (const [key, test] of when) if (!test(record[key])) return false;
   return true;
@@ -126,6 +133,8 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     messageSet = message.set;
     break;
   }
+
+  if (format.unescape === 'octal') for (const key of Object.keys(record)) record[key] = unescapeOctal(record[key]!);
 
   for (const mapping of format.fields) {
     const value = record[mapping.key];

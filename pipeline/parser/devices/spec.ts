@@ -22,6 +22,7 @@
 //   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
 //            every rule that holds applies, in order, so later rules refine earlier ones
 //   time     which record keys hold the device's own time
+//   unescape how the device escapes characters in values (octal: "\040" is a space)
 // The vendor's `fields`, `rules`, `time` and `observer` apply to all its formats (a
 // format's own rules come after the vendor's, its fields override the vendor's).
 import fs from 'node:fs';
@@ -93,6 +94,8 @@ const FormatSpec = z.strictObject({
   markers: z.array(z.string().min(2)).min(1),
   start: z.string().min(1),
   layout: z.enum(['kv', 'csv', 'text']),
+  /** How the device escapes characters in values: `octal` "\\040" for a space (Infoblox, syslog daemons); decoded in every record value. */
+  unescape: z.enum(['octal']).optional(),
   kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
   csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
   messages: z.array(MessageSpec).default([]),
@@ -172,6 +175,7 @@ export interface CompiledFormat {
   markers: string[];
   start: RegExp;
   layout: 'kv' | 'csv' | 'text';
+  unescape?: 'octal';
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
   messages: CompiledMessage[];
@@ -264,6 +268,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     markers: format.markers,
     start: compileRegex(format.start, `${where}: start`, file),
     layout: format.layout,
+    unescape: format.unescape,
     kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator) : undefined,
     csv: format.csv && {
       delimiter: format.csv.delimiter,

@@ -27,6 +27,8 @@ export const VALUE_KINDS = [
   'time',
   /** A comma-separated list. */
   'list',
+  /** A MAC address in any common notation ("0004A34473BF", "00:04:a3:44:73:bf", "0004.a344.73bf"): ECS's "00-04-A3-44-73-BF". */
+  'mac',
 ] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];
 
@@ -110,6 +112,13 @@ function setIdentity(fields: EventFields, prefix: string, value: string): void {
   fields[`${prefix}.name`] = value;
 }
 
+/** ECS's MAC notation (RFC 7042: upper-case octets joined by hyphens) of 12 hex digits in any grouping; undefined for anything else. */
+export function ecsMac(value: string): string | undefined {
+  const hex = value.replace(/[-:.\s]/g, '');
+  if (!/^[0-9A-Fa-f]{12}$/.test(hex)) return undefined;
+  return hex.toUpperCase().match(/../g)!.join('-');
+}
+
 function durationSeconds(text: string): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
   const parts = text.split(':');
@@ -180,6 +189,11 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
     case 'lower':
       fields[field] = text.toLowerCase();
       return;
+    case 'mac': {
+      const mac = ecsMac(text);
+      if (mac) fields[field] = mac;
+      return;
+    }
     default:
       fields[field] = text;
   }
