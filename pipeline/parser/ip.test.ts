@@ -1,7 +1,7 @@
-// canonicalIp: one written form per address, and null for anything that is
+// canonicalIp and canonicalMac: one written form per address, and null (undefined) for anything that is
 // not one; each case twice, as the second answer for IPv6 comes from the cache.
 import { describe, expect, it } from 'vitest';
-import { canonicalIp } from './ip.js';
+import { canonicalIp, canonicalMac } from './ip.js';
 
 function expectCanonical(cases: Record<string, string | null>): void {
   for (let pass = 0; pass < 2; pass++) {
@@ -60,5 +60,15 @@ describe('canonicalIp', () => {
   it('reads values too long to cache the same way', () => {
     const zone = 'z'.repeat(100);
     expectCanonical({ [`fe80::1%${zone}`]: 'fe80::1', [`${'a'.repeat(100)}:`]: null });
+  });
+});
+
+describe('canonicalMac', () => {
+  it('writes MAC addresses as ECS does, from any grouping, and refuses what is not one', () => {
+    expect(canonicalMac('0004A34473BF')).toBe('00-04-A3-44-73-BF');
+    expect(canonicalMac('00:04:a3:44:73:bf')).toBe('00-04-A3-44-73-BF');
+    expect(canonicalMac('0004.a344.73bf')).toBe('00-04-A3-44-73-BF');
+    expect(canonicalMac('0004A34473B')).toBeUndefined();
+    expect(canonicalMac('not-a-mac-at-all')).toBeUndefined();
   });
 });

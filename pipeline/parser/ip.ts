@@ -70,3 +70,10 @@ export function canonicalIp(text: string): string | null {
   }
   return ip;
 }
+
+/** A MAC address in ECS's notation (RFC 7042: upper-case octets joined by hyphens) from 12 hex digits in any grouping ("0004A34473BF", "00:04:a3:44:73:bf", "0004.a344.73bf"); undefined for anything else. */
+export function canonicalMac(value: string): string | undefined {
+  const hex = value.replace(/[-:.\s]/g, '');
+  if (!/^[0-9A-Fa-f]{12}$/.test(hex)) return undefined;
+  return hex.toUpperCase().match(/../g)!.join('-');
+}

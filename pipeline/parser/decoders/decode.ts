@@ -2,7 +2,7 @@
 // first, then those the artifact's source names, then the fallback services
 // that read common shapes from any program; the first decoder that matches
 // sets the fields.
-import { canonicalIp } from '../ip.js';
+import { canonicalIp, canonicalMac } from '../ip.js';
 import type { EventFields } from '../types.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
 
@@ -35,6 +35,12 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
   for (const [name, template] of decoder.fields) {
     const value = fillTemplate(template, groups);
     if (value === undefined) continue;
+    if (name.endsWith('.mac') && typeof value === 'string') {
+      // ECS writes MAC addresses one way: a value that is no MAC is left out.
+      const mac = canonicalMac(value);
+      if (mac) fields[name] = mac;
+      continue;
+    }
     fields[name] = NUMERIC_FIELDS.has(name) && typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
   }
   fields['service.name'] ??= decoder.service;

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
 import { unescapeOctal, zoneAbbreviationToOffset } from './read.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
-import { ecsMac } from './values.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
 const vendors = loadVendors();
@@ -65,12 +64,5 @@ describe('device values', () => {
     expect(unescapeOctal('2001\\072db8\\072\\0721')).toBe('2001:db8::1');
     expect(unescapeOctal('DOMAIN\\user')).toBe('DOMAIN\\user');
     expect(unescapeOctal('plain')).toBe('plain');
-  });
-  it('writes MAC addresses as ECS does, from any grouping, and refuses what is not one', () => {
-    expect(ecsMac('0004A34473BF')).toBe('00-04-A3-44-73-BF');
-    expect(ecsMac('00:04:a3:44:73:bf')).toBe('00-04-A3-44-73-BF');
-    expect(ecsMac('0004.a344.73bf')).toBe('00-04-A3-44-73-BF');
-    expect(ecsMac('0004A34473B')).toBeUndefined();
-    expect(ecsMac('not-a-mac-at-all')).toBeUndefined();
   });
 });

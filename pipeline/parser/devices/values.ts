@@ -1,7 +1,7 @@
 // How a vendor's value becomes an ECS value: the kinds a device format's
 // field map can name (`as:`), and the kind each ECS field takes by default.
 import { deviceTime } from '../formats/device-event.js';
-import { canonicalIp } from '../ip.js';
+import { canonicalIp, canonicalMac } from '../ip.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable } from '../../../lib/lookup-table.js';
 
@@ -112,13 +112,6 @@ function setIdentity(fields: EventFields, prefix: string, value: string): void {
   fields[`${prefix}.name`] = value;
 }
 
-/** ECS's MAC notation (RFC 7042: upper-case octets joined by hyphens) of 12 hex digits in any grouping; undefined for anything else. */
-export function ecsMac(value: string): string | undefined {
-  const hex = value.replace(/[-:.\s]/g, '');
-  if (!/^[0-9A-Fa-f]{12}$/.test(hex)) return undefined;
-  return hex.toUpperCase().match(/../g)!.join('-');
-}
-
 function durationSeconds(text: string): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
   const parts = text.split(':');
@@ -190,7 +183,7 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
       fields[field] = text.toLowerCase();
       return;
     case 'mac': {
-      const mac = ecsMac(text);
+      const mac = canonicalMac(text);
       if (mac) fields[field] = mac;
       return;
     }
