@@ -41,6 +41,10 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
       if (mac) fields[name] = mac;
       continue;
     }
+    if (name === 'network.transport' && typeof value === 'string') {
+      fields[name] = value.toLowerCase(); // ECS: "tcp", "udp", however the log writes it
+      continue;
+    }
     fields[name] = NUMERIC_FIELDS.has(name) && typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
   }
   fields['service.name'] ??= decoder.service;
