@@ -20,7 +20,9 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+// Device formats come before the JSON auth heuristic and the generic CEF/LEEF/ASA readers: a
+// vendor file claims a line only by its markers and start pattern, which say more than they do.
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({

@@ -3,6 +3,7 @@
 // ECS fields (spec.ts says what each part of a format means).
 import { parse as parseCsv } from 'csv-parse/sync';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
+import { flattenInto } from '../formats/generic-json.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
 import type { CompiledFormat, CompiledWhen, Setter } from './spec.js';
@@ -81,6 +82,20 @@ export function unescapeOctal(value: string): string {
   return value.includes('\\') ? value.replace(OCTAL_ESCAPE, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))) : value;
 }
 
+/** A JSON object's scalar values under dotted names; lists joined with commas. Throws when the payload is no JSON object. */
+function readJson(payload: string, record: DeviceRecord): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch (err) {
+    throw new Error(`not valid JSON: ${(err as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('the JSON payload is not an object');
+  const flat: EventFields = {};
+  flattenInto(flat, value as Record<string, unknown>, '');
+  for (const [key, v] of Object.entries(flat)) setOwn(record, key, Array.isArray(v) ? v.join(',') : String(v));
+}
+
 function holds(when: CompiledWhen, record: DeviceRecord): boolean {
   for (const [key, test] of when) if (!test(record[key])) return false;
   return true;
@@ -121,6 +136,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
+  else if (format.layout === 'json') readJson(payload, record);
   else record.message = payload;
 
   let messageSet: Setter[] | undefined;

@@ -15,6 +15,7 @@
 //            csv   comma separated columns, named per variant (a log type), the variant
 //                  chosen by a pattern on the payload
 //            text  the payload is the record's `message`, read by `messages`
+//            json  a JSON object, its nested keys flattened to dotted names ("source_info.ip")
 //   messages patterns tried in order on a record value (default `message`), each with a
 //            condition (`if`, e.g. a message id); the first that matches adds its named
 //            captures to the record and its `set` fields to the event
@@ -93,7 +94,7 @@ const FormatSpec = z.strictObject({
   observer: Observer.optional(),
   markers: z.array(z.string().min(2)).min(1),
   start: z.string().min(1),
-  layout: z.enum(['kv', 'csv', 'text']),
+  layout: z.enum(['kv', 'csv', 'text', 'json']),
   /** How the device escapes characters in values: `octal` "\\040" for a space (Infoblox, syslog daemons); decoded in every record value. */
   unescape: z.enum(['octal']).optional(),
   kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
@@ -174,7 +175,7 @@ export interface CompiledFormat {
   observer?: z.infer<typeof Observer>;
   markers: string[];
   start: RegExp;
-  layout: 'kv' | 'csv' | 'text';
+  layout: 'kv' | 'csv' | 'text' | 'json';
   unescape?: 'octal';
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParseContext } from '../types.js';
 import { cef, parseExtension } from './cef.js';
 import { leef } from './leef.js';
+import { categorizationProblems } from '../ecs-values.js';
 
 const ctx: ParseContext = { source: 'firewall', receivedAt: Date.UTC(2026, 10, 23) };
 
@@ -75,5 +76,72 @@ describe('LEEF', () => {
     expect(leef.parse('<13>Nov 22 06:01:02 qr1 LEEF:1.0|V|P|1|E|src=198.51.100.1', ctx)).toMatchObject({ 'host.hostname': 'qr1', 'source.ip': '198.51.100.1' });
     expect(() => leef.parse('LEEF:3.0|V|P|1|E|src=1.2.3.4', ctx)).toThrow(/version/);
     expect(() => leef.parse('LEEF:2.0|V|P|1|E|abc|src=1.2.3.4', ctx)).toThrow(/delimiter/);
+  });
+});
+
+describe('CEF and LEEF events are categorised from what the device says', () => {
+  const cases: [string, Record<string, unknown>][] = [
+    [
+      '<164>Mar 10 09:12:00 nx01 CEF:0|FireEye|MPS|9.0.3.936|MC|malware-callback|9|requestClientApplication=Mozilla/5.0 cn1Label=vlan cn1=0 cn2Label=sid cn2=84012345 proto=tcp spt=49721 smac=00:50:56:a1:b2:c3 src=192.0.2.44 dpt=80 dst=203.0.113.45 dhost=update.bad.example cs1Label=sname cs1=Trojan.Generic.CallHome act=notified request=/gate.php',
+      { 'event.kind': 'alert', 'event.category': ['malware'], 'event.type': ['info'], 'source.ip': '192.0.2.44', 'destination.ip': '203.0.113.45' },
+    ],
+    [
+      'LEEF:1.0|FireEye|MPS|9.0.3.936|infection-match|sev=8\tsrc=192.0.2.46\tdst=203.0.113.47\tdstPort=443\tproto=tcp',
+      { 'event.kind': 'alert', 'event.category': ['malware'] },
+    ],
+    [
+      'CEF:0|FireEye|CMS|9.0.3|DM|domain-match|4|src=192.0.2.48 dst=198.51.100.53 dhost=odd.example',
+      { 'event.kind': 'alert', 'event.category': ['malware'] },
+    ],
+    [
+      '<13>Mar 10 09:13:00 epo01 CEF:0|McAfee|Endpoint Security|10.7.0|1092|Access Protection rule violation detected and blocked|8|src=192.0.2.50 shost=WS-050 suser=CORP\\\\kim act=blocked fname=C:\\\\Windows\\\\System32\\\\cmd.exe',
+      { 'event.kind': 'alert', 'event.category': ['intrusion_detection', 'network'], 'event.type': ['denied'], 'event.outcome': 'failure' },
+    ],
+    [
+      'CEF:0|McAfee|ePolicy Orchestrator|5.10.0|1027|Infected file deleted|8|src=192.0.2.51 suser=ana fname=eicar.com act=deleted',
+      { 'event.kind': 'alert', 'event.category': ['malware'] },
+    ],
+    [
+      'LEEF:1.0|Panda Security|paps|02.47.00.0000|ProcessOps|sev=1\tdevTime=2026-03-10 09:14:00.000\tdevTimeFormat=yyyy-MM-dd HH:mm:ss.SSS\tusrName=CORP\\lee\tdomain=CORP\tidentHostName=WS-052\tsrc=192.0.2.52',
+      { 'event.kind': 'event', 'event.category': ['process'], 'event.type': ['start'], 'user.name': 'CORP\\lee' },
+    ],
+    [
+      'LEEF:1.0|Panda Security|paps|02.47.00.0000|Socket|sev=1\tsrc=192.0.2.53\tdst=203.0.113.54\tdstPort=443\tproto=TCP',
+      { 'event.category': ['network'], 'event.type': ['connection'] },
+    ],
+    [
+      'CEF:0|KasperskyLab|SecurityCenter|14.2.0.26967|GNRL_EV_VIRUS_FOUND|Virus found|4|msg=Result: Detected: EICAR-Test-File\\nObject: C:\\\\Users\\\\ana\\\\eicar.com rt=1773130000000 dhost=WS-055 dst=192.0.2.55 cs2Label=KLCSAK_EVENT_TASK_DISPLAY_NAME cs2=File Threat Protection',
+      { 'event.kind': 'alert', 'event.category': ['malware'] },
+    ],
+    [
+      'CEF:0|KasperskyLab|SecurityCenter|14.2.0.26967|KLSRV_EV_LICENSE_CHECK_90|License expires soon|1|dhost=KSC01',
+      { 'event.kind': 'event', 'event.category': ['host'], 'event.type': ['info'] },
+    ],
+    [
+      'CEF:0|Trend Micro|Deep Security Agent|20.0.0|1008610|Block Administrative Share|6|cn1=12 cn1Label=Host ID dvchost=web01 act=Reset src=203.0.113.56 dst=192.0.2.57 spt=51000 dpt=445 proto=TCP cat=Intrusion Prevention',
+      { 'event.kind': 'alert', 'event.category': ['intrusion_detection', 'network'], 'event.type': ['denied'] },
+    ],
+    [
+      "CEF:0|sophos|sophos central|1.0|Event::Endpoint::Threat::Detected|Malware detected: 'EICAR-AV-Test' at 'C:\\\\Users\\\\ana\\\\eicar.com'|1|rt=2026-03-10T09:15:00.000Z dhost=WS-058 suser=CORP\\\\ana",
+      { 'event.kind': 'alert', 'event.category': ['malware'] },
+    ],
+    [
+      'CEF:0|sophos|sophos central|1.0|Event::Endpoint::UserAutoCreated|New user created: CORP\\\\bo|1|dhost=WS-059',
+      { 'event.category': ['iam'], 'event.type': ['user', 'creation'] },
+    ],
+    [
+      'CEF:0|Acme|SSO|2.1|100|User login failed|5|suser=bob src=203.0.113.60 outcome=failure',
+      { 'event.category': ['authentication'], 'event.type': ['start'], 'event.outcome': 'failure' },
+    ],
+    [
+      'CEF:0|Acme|Gizmo|1.0|4711|Something unusual|3|src=203.0.113.61 dst=192.0.2.62',
+      { 'event.category': ['network'], 'event.type': ['info'] },
+    ],
+    ['CEF:0|Acme|Gizmo|1.0|4712|Heartbeat|1|', { 'event.category': ['host'], 'event.type': ['info'] }],
+  ];
+  it.each(cases)('%s', (line, expected) => {
+    const f = (line.includes('CEF:') ? cef : leef).parse(line, ctx)!;
+    expect(f).toMatchObject(expected);
+    expect(categorizationProblems(f)).toEqual([]);
   });
 });

@@ -5,9 +5,12 @@
 // separated by spaces, values may hold spaces, and escape "\=", "\\", "\n",
 // "\r". Keys of the ArcSight extension dictionary map to ECS; custom string
 // and number fields (cs1..cs6, cn1..cn3, ...) are named by their labels; every
-// other key is kept under cef.extensions.<key>, so nothing is lost.
+// other key is kept under cef.extensions.<key>, so nothing is lost. The
+// event's class id, name and category words categorise it in ECS terms
+// (security-event-categories.ts).
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 import { deviceEventEnvelope, deviceTime, setAddress, setOutcome, setSeverity } from './device-event.js';
+import { categorizeSecurityEvent } from './security-event-categories.js';
 import { lookupTable } from '../../../lib/lookup-table.js';
 
 /** ArcSight extension keys with an ECS home. Addresses and numbers are converted; the rest is text. */
@@ -142,6 +145,7 @@ function parseCef(line: string, ctx: ParseContext): EventFields | null {
   }
   setOutcome(fields, extension.get('outcome') ?? extension.get('act'));
   fields['event.kind'] = 'event';
+  categorizeSecurityEvent(fields, { vendor, product, id: signature, name, deviceCategory: extension.get('cat'), action: extension.get('act') });
   return fields;
 }
 

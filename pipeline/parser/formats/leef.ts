@@ -3,9 +3,12 @@
 //   LEEF:2.0|Vendor|Product|Version|EventID|^|key=value^key=value...
 // LEEF 2.0 declares its attribute delimiter as a character or as hex
 // ("x09", "0x5E"); 1.0 always uses a tab. Predefined keys map to ECS; every
-// other key is kept under leef.<key>. devTime is read per devTimeFormat.
+// other key is kept under leef.<key>. devTime is read per devTimeFormat. The
+// event id, message and category words categorise it in ECS terms
+// (security-event-categories.ts).
 import type { EventFields, FormatParser } from '../types.js';
 import { deviceEventEnvelope, deviceTime, setAddress, setOutcome, setSeverity } from './device-event.js';
+import { categorizeSecurityEvent } from './security-event-categories.js';
 import { lookupTable } from '../../../lib/lookup-table.js';
 
 const LEEF_TO_ECS = lookupTable<string>({
@@ -100,6 +103,7 @@ export const leef: FormatParser = {
     if (time) fields['@timestamp'] = time;
     setOutcome(fields, pairs.get('action') ?? pairs.get('outcome'));
     fields['event.kind'] = 'event';
+    categorizeSecurityEvent(fields, { vendor: parts[1], product: parts[2], id: parts[4], name: pairs.get('msg') ?? pairs.get('name'), deviceCategory: pairs.get('cat'), action: pairs.get('action') });
     return fields;
   },
 };
