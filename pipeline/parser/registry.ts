@@ -3,7 +3,7 @@
 // unknown), formats are detected by content, most specific first, ending
 // with the generic JSON and key=value readers.
 import { cef } from './formats/cef.js';
-import { deviceFormats } from './devices/index.js';
+import { deviceCatalogue, deviceFormats } from './devices/index.js';
 import { ciscoAsa } from './formats/cisco-asa.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
@@ -32,7 +32,6 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   pam: [syslogAuth],
   sudo: [syslogAuth],
   secure: [syslogAuth],
-  syslog: [syslogAuth],
   firewall: [iptables, ciscoAsa, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
@@ -69,7 +68,8 @@ function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRa
  */
 export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
-  const preferred = BY_SOURCE[ctx.source.toLowerCase()] ?? [];
+  const source = ctx.source.toLowerCase();
+  const preferred = BY_SOURCE[source] ?? (deviceCatalogue().namesDevice(source) ? [deviceFormats] : []);
   const tried = new Set<FormatParser>();
   for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
     if (tried.has(parser)) continue;
