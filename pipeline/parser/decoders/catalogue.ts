@@ -36,8 +36,13 @@ const DecoderSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a lower-case name: letters, digits, - and _'),
   /** Tried against the message (after the syslog header or plain-text envelope). */
   match: z.string().min(1),
-  /** Cheap literal the message must contain before the pattern is tried; default: none. */
-  contains: z.string().min(1).optional(),
+  /**
+   * Cheap literal the message must contain before the pattern is tried (a
+   * list: any one of them); default: the longest literal the pattern itself
+   * requires. It is also what lets a line of an unknown program reach this
+   * decoder by content (see DecoderIndex.decodeByContent).
+   */
+  contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   /** Match letters regardless of case (JavaScript has no inline (?i)). */
   ignore_case: z.boolean().default(false),
   fields: z.record(z.string(), FieldTemplate).default({}),
@@ -76,7 +81,10 @@ export interface Decoder {
   service: string;
   name: string;
   regex: RegExp;
-  contains?: string;
+  /** Literals one of which the message must contain (lower-case when the pattern ignores case); empty: none known. */
+  contains: string[];
+  /** Whether `contains` was written by the service's author rather than derived from the pattern. */
+  declared: boolean;
   fields: [string, Template][];
 }
 
@@ -111,6 +119,85 @@ export function compilePattern(pattern: string, where: string, file: string, fla
   }
 }
 
+// Escapes whose character is itself (\. \[ \( ...), as opposed to classes (\d \s \w), assertions (\b) and codes (\n \x41).
+const LITERAL_ESCAPE = /[^A-Za-z0-9]/;
+const QUANTIFIER_BRACES = /^\{(\d+)(?:,\d*)?\}/;
+
+/**
+ * The longest run of characters every match of `source` contains, read from
+ * the pattern's top level (outside groups and classes): a cheap test that
+ * spares most messages the regular expression. Undefined when the top level
+ * has alternatives or no literal of at least three characters.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  const runs: string[] = [];
+  let run = '';
+  const end = (): void => {
+    if (run) runs.push(run);
+    run = '';
+  };
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i]!;
+    // The atom just read: a literal character (kept in `run`) or anything else.
+    let literal: string | undefined;
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      if (LITERAL_ESCAPE.test(next)) literal = next;
+      i += 2;
+      // \xHH, \uHHHH, \k<name>: their argument is no literal either.
+      if (next === 'x') i += 2;
+      else if (next === 'u') i += 4;
+      else if (next === 'k') i = source.indexOf('>', i) + 1;
+    } else if (c === '(' || c === '[') {
+      i = skipGroup(source, i);
+      if (i < 0) return undefined;
+    } else if (c === '|') {
+      return undefined;
+    } else if (c === '.' || c === '^' || c === '$' || c === ')' || c === ']') {
+      i++;
+    } else {
+      literal = c;
+      i++;
+    }
+    // A quantifier after the atom: optional or repeated atoms end the run; one that may be absent leaves it out.
+    const q = source[i];
+    const braces = q === '{' ? QUANTIFIER_BRACES.exec(source.slice(i)) : null;
+    if (q === '*' || q === '?' || q === '+' || braces) {
+      const mayBeAbsent = q === '*' || q === '?' || (braces !== null && braces[1] === '0');
+      if (literal !== undefined && !mayBeAbsent) run += literal;
+      end();
+      i += braces ? braces[0].length : 1;
+      if (source[i] === '?') i++;
+      continue;
+    }
+    if (literal === undefined) end();
+    else run += literal;
+  }
+  end();
+  const longest = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return longest.length >= 3 ? longest : undefined;
+}
+
+/** The index just past the class or group that starts at `start` (classes and escapes inside skipped), or -1 when it never closes. */
+function skipGroup(source: string, start: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) {
+      if (c === ']') {
+        inClass = false;
+        if (depth === 0) return i + 1;
+      }
+    } else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 function compileService(spec: ServiceSpec, file: string): Service {
   const decoders = spec.decoders.map((d) => {
     const regex = compilePattern(d.match, `decoder ${d.name}`, file, d.ignore_case ? 'i' : '');
@@ -120,7 +207,10 @@ function compileService(spec: ServiceSpec, file: string): Service {
         if (!captures.has(ref[1]!)) throw new CatalogueError(file, `decoder ${d.name}: field ${field} uses $${ref[1]}, which the pattern does not capture`);
       }
     }
-    return { service: spec.service, name: d.name, regex, contains: d.contains, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
+    const declared = d.contains === undefined ? undefined : typeof d.contains === 'string' ? [d.contains] : d.contains;
+    const derived = requiredLiteral(regex.source);
+    const contains = (declared ?? (derived ? [derived] : [])).map((l) => (d.ignore_case ? l.toLowerCase() : l));
+    return { service: spec.service, name: d.name, regex, contains, declared: declared !== undefined, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
   });
   return { spec, file, decoders };
 }
