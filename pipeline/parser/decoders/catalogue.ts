@@ -122,25 +122,37 @@ export function compilePattern(pattern: string, where: string, file: string, fla
 // Escapes whose character is itself (\. \[ \( ...), as opposed to classes (\d \s \w), assertions (\b) and codes (\n \x41).
 const LITERAL_ESCAPE = /[^A-Za-z0-9]/;
 const QUANTIFIER_BRACES = /^\{(\d+)(?:,\d*)?\}/;
+/** Group openings and the length of each; lookarounds (?= (?! (?<= (?<! require nothing we can count on. */
+const GROUP_OPENING = /^\((?:\?:|\?<[A-Za-z_]\w*>|(\?<?[=!]))?/;
+/** Literals shorter than this prefilter too little to be worth a test. */
+const LITERAL_MIN = 3;
 
 /**
- * The longest run of characters every match of `source` contains, read from
- * the pattern's top level (outside groups and classes): a cheap test that
- * spares most messages the regular expression. Undefined when the top level
- * has alternatives or no literal of at least three characters.
+ * Literals one of which every match of `source` contains: a cheap test that
+ * spares most messages the regular expression. Read from the pattern's
+ * structure: runs of literal characters, and groups or top-level
+ * alternatives each of whose branches requires one (then any of them will
+ * do). Of the candidates, the one whose shortest literal is longest wins.
+ * Undefined when nothing of at least LITERAL_MIN characters is required.
  */
-export function requiredLiteral(source: string): string | undefined {
-  const runs: string[] = [];
+export function requiredLiterals(source: string): string[] | undefined {
+  const branches = splitAlternatives(source);
+  if (branches.length > 1) {
+    const sets = branches.map(requiredLiterals);
+    return sets.every((set) => set !== undefined) ? [...new Set(sets.flat() as string[])] : undefined;
+  }
+  const candidates: string[][] = [];
   let run = '';
   const end = (): void => {
-    if (run) runs.push(run);
+    if (run.length >= LITERAL_MIN) candidates.push([run]);
     run = '';
   };
   let i = 0;
   while (i < source.length) {
     const c = source[i]!;
-    // The atom just read: a literal character (kept in `run`) or anything else.
+    // The atom at i: a literal character (kept in `run`), a group (its literals), or anything else.
     let literal: string | undefined;
+    let group: string[] | undefined;
     if (c === '\\') {
       const next = source[i + 1] ?? '';
       if (LITERAL_ESCAPE.test(next)) literal = next;
@@ -150,33 +162,52 @@ export function requiredLiteral(source: string): string | undefined {
       else if (next === 'u') i += 4;
       else if (next === 'k') i = source.indexOf('>', i) + 1;
     } else if (c === '(' || c === '[') {
-      i = skipGroup(source, i);
-      if (i < 0) return undefined;
-    } else if (c === '|') {
-      return undefined;
-    } else if (c === '.' || c === '^' || c === '$' || c === ')' || c === ']') {
+      const close = skipGroup(source, i);
+      if (close < 0) return undefined;
+      const opening = c === '(' ? GROUP_OPENING.exec(source.slice(i))! : null;
+      if (opening && !opening[1]) group = requiredLiterals(source.slice(i + opening[0].length, close - 1));
+      i = close;
+    } else if (c === '.' || c === '^' || c === '$') {
       i++;
     } else {
       literal = c;
       i++;
     }
-    // A quantifier after the atom: optional or repeated atoms end the run; one that may be absent leaves it out.
+    // A quantifier after the atom: an atom that may be absent requires nothing; a repeated one ends the run.
     const q = source[i];
     const braces = q === '{' ? QUANTIFIER_BRACES.exec(source.slice(i)) : null;
-    if (q === '*' || q === '?' || q === '+' || braces) {
-      const mayBeAbsent = q === '*' || q === '?' || (braces !== null && braces[1] === '0');
-      if (literal !== undefined && !mayBeAbsent) run += literal;
-      end();
+    const quantified = q === '*' || q === '?' || q === '+' || braces !== null;
+    const mayBeAbsent = q === '*' || q === '?' || (braces !== null && braces[1] === '0');
+    if (quantified) {
       i += braces ? braces[0].length : 1;
       if (source[i] === '?') i++;
-      continue;
     }
-    if (literal === undefined) end();
-    else run += literal;
+    if (literal !== undefined && !mayBeAbsent) run += literal;
+    if (literal === undefined || quantified) end();
+    if (group && !mayBeAbsent) candidates.push(group);
   }
   end();
-  const longest = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
-  return longest.length >= 3 ? longest : undefined;
+  const shortest = (set: string[]): number => Math.min(...set.map((l) => l.length));
+  const best = candidates.reduce<string[] | undefined>((a, b) => (!a || shortest(b) > shortest(a) ? b : a), undefined);
+  return best && shortest(best) >= LITERAL_MIN ? best : undefined;
+}
+
+/** `source` cut at its top-level | (one piece when it has none). */
+function splitAlternatives(source: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '(' || c === '[') i = skipGroup(source, i) - 1;
+    else if (c === '|') {
+      pieces.push(source.slice(start, i));
+      start = i + 1;
+    }
+    if (i < 0) return [source];
+  }
+  pieces.push(source.slice(start));
+  return pieces;
 }
 
 /** The index just past the class or group that starts at `start` (classes and escapes inside skipped), or -1 when it never closes. */
@@ -208,8 +239,7 @@ function compileService(spec: ServiceSpec, file: string): Service {
       }
     }
     const declared = d.contains === undefined ? undefined : typeof d.contains === 'string' ? [d.contains] : d.contains;
-    const derived = requiredLiteral(regex.source);
-    const contains = (declared ?? (derived ? [derived] : [])).map((l) => (d.ignore_case ? l.toLowerCase() : l));
+    const contains = (declared ?? requiredLiterals(regex.source) ?? []).map((l) => (d.ignore_case ? l.toLowerCase() : l));
     return { service: spec.service, name: d.name, regex, contains, declared: declared !== undefined, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
   });
   return { spec, file, decoders };

@@ -73,7 +73,7 @@ function tryService(service: Service, message: string, fields: EventFields): boo
 const CONTENT_LITERAL_MIN = 8;
 
 function readsByContent(decoder: Decoder): boolean {
-  return decoder.declared || decoder.contains.some((l) => l.length >= CONTENT_LITERAL_MIN);
+  return decoder.declared || (decoder.contains.length > 0 && decoder.contains.every((l) => l.length >= CONTENT_LITERAL_MIN));
 }
 
 /** A syslog tag reduced to what the catalogue indexes: lower case, without "(pam_unix)"-style qualifiers. */
@@ -105,12 +105,12 @@ export class DecoderIndex {
       for (const source of service.spec.sources) push(this.bySource, source.toLowerCase(), service);
     }
     this.fallbacks = services.filter((s) => s.spec.fallback);
-    // Longest literal first: the more a decoder requires of a line, the more specific its shape.
-    const longest = (d: Decoder): number => Math.max(...d.contains.map((l) => l.length));
+    // Longest required literal first: the more a decoder requires of a line, the more specific its shape.
+    const required = (d: Decoder): number => Math.min(...d.contains.map((l) => l.length));
     this.byContent = services
       .filter((s) => !s.spec.fallback)
       .flatMap((s) => s.decoders.filter(readsByContent))
-      .sort((a, b) => longest(b) - longest(a));
+      .sort((a, b) => required(b) - required(a));
   }
 
   private forProgram(program: string): Service[] {
