@@ -137,9 +137,14 @@ export class DecoderIndex {
     return false;
   }
 
+  /** Whether a service reads this program's messages. */
+  claimsProgram(program: string): boolean {
+    return this.forProgram(program).length > 0;
+  }
+
   /** Whether a service claims the line by its program or the artifact's source (its own decoders had their try). */
   claims(program: string | undefined, source: string): boolean {
-    return (program !== undefined && this.forProgram(program).length > 0) || this.bySource.has(source.toLowerCase());
+    return (program !== undefined && this.claimsProgram(program)) || this.bySource.has(source.toLowerCase());
   }
 
   /**

@@ -60,6 +60,11 @@ export function interpretMessage(program: string | undefined, message: string, c
   return catalogue().decodeFallback(text, innerProgram, ctx.source, fields);
 }
 
+/** Whether a reader knows this program's messages (a code reader or a catalogue service). */
+export function knowsProgram(program: string | undefined): boolean {
+  return program !== undefined && (BY_PROGRAM.has(program) || catalogue().claimsProgram(program));
+}
+
 /**
  * A line whose program and source name no reader (a neutral source such as
  * "syslog", an application's own log file, an untagged line) is read by what

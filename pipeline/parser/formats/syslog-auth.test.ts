@@ -26,12 +26,12 @@ function fixtureLines(file: string): string[] {
 
 describe('syslog header', () => {
   it('reads an RFC 3164 line with a space-padded day, dating it in the year it was received', () => {
-    expect(parse('Mar  3 04:10:01 bastion sshd[31001]: Server listening on 0.0.0.0 port 22.')).toEqual({
+    expect(parse('Mar  3 04:10:01 bastion sshd[31001]: Received SIGHUP; restarting.')).toEqual({
       '@timestamp': '2024-03-03T04:10:01.000Z',
       'host.hostname': 'bastion',
       'process.name': 'sshd',
       'process.pid': 31001,
-      message: 'Server listening on 0.0.0.0 port 22.',
+      message: 'Received SIGHUP; restarting.',
       'event.kind': 'event',
     });
   });
@@ -300,13 +300,13 @@ describe('sshd connections', () => {
   });
 
   it('keeps the header and message of sshd messages it does not read', () => {
-    const fields = parseMessage('Server listening on 0.0.0.0 port 22.');
+    const fields = parseMessage('Received SIGHUP; restarting.');
     expect(fields).toEqual({
       '@timestamp': '2024-06-01T10:00:00.000Z',
       'host.hostname': 'h',
       'process.name': 'sshd',
       'process.pid': 42,
-      message: 'Server listening on 0.0.0.0 port 22.',
+      message: 'Received SIGHUP; restarting.',
       'event.kind': 'event',
     });
   });

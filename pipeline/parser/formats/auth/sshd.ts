@@ -44,7 +44,7 @@ const SSH_DISCONNECTING_USER = /^Disconnecting (?:(invalid|authenticating) )?use
 const SSH_DISCONNECTING = /^Disconnecting: (.*?)(?: \[preauth\])?$/;
 const SSH_TOO_MANY_FAILURES = /^Too many authentication failures(?: for (?:invalid user )?(.+))?$/;
 const SSH_NO_IDENTIFICATION = /^Did not receive identification string from (\S+)(?: port (\d+))?/;
-const SSH_USER_NOT_ALLOWED = /^User (.+?) from (\S+) not allowed because (.+)$/;
+const SSH_USER_NOT_ALLOWED = /^User (.+?)(?: from (\S+))? not allowed because (.+)$/;
 const SSH_ROOT_REFUSED = /^ROOT LOGIN REFUSED FROM (\S+)(?: port (\d+))?/;
 // sshd names the peer "from/by/with/for IP port P" in its other messages.
 const SSH_ANY_PEER = /\b(?:from|by|with|for) (\S+) port (\d+)\b/;
@@ -82,6 +82,7 @@ function sshInvalidUserPreauth(message: string, fields: EventFields): boolean {
   if (!m) return false;
   setUser(fields, m[1]);
   fields['event.reason'] = 'invalid user';
+  categorize(fields, ['authentication'], ['info'], 'ssh_invalid_user');
   return true;
 }
 
