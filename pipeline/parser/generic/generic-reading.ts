@@ -28,24 +28,31 @@ const MAX_TEXT = 8192;
 
 // --- masking what a client controls ----------------------------------------
 // Each replaces its match with filler of the same length, so positions hold.
-const MASKS: RegExp[] = [
+/** Masked for every use: quoted values, URLs and paths, query strings, e-mail addresses, user= values. */
+const CLIENT_TEXT: RegExp[] = [
   // Quoted values: "...", '...', `...` (a quote without its pair masks nothing).
   /"[^"]*"|'[^']*'|`[^`]*`/g,
   // URLs and paths: a token with ://, or starting with / or ~/, and query strings.
   /[^\s"'<>]*:\/\/[^\s"'<>]*|(?<![\w.\]])\/[^\s"'<>]*|[^\s"'<>]*\?[^\s"'<>]*=[^\s"'<>]*/g,
   // E-mail addresses, local part and domain: the sender chose them.
   /[^\s@<>"'(),;[\]]+@[^\s<>"'(),;]+/g,
-  // User names a client typed: the value of user=, login=, account: ...; the word after
-  // "user" or "as" (not a verdict word: "user unknown" stays readable); the word after "for" that precedes "from".
+  // The value of user=, login=, account: ... (a name the client typed).
   /\b(?:user(?:name)?|login|account|acct|ruser|logname)\s?[=:]\s?<?[^\s,;>]*/gi,
+];
+/**
+ * Masked too before the peer is looked for (but not before the verbs are
+ * read: "user added" must stay readable): the word after "user" or "as" (not
+ * a verdict word: "user unknown"), and the word after "for" that precedes "from".
+ */
+const USER_WORDS: RegExp[] = [
   /\b(?:user|as)(?: <| )(?!(?:unknown|not|does|doesn't|failed|authentication|login|logged|session|from|by|for|name|id)\b)[^\s,;>]+/gi,
   /\bfor \S+(?= from\b)/gi,
 ];
 const FILLER = '\u0000';
 
-function mask(text: string): string {
+function maskWith(text: string, masks: RegExp[]): string {
   let out = text;
-  for (const re of MASKS) out = out.replace(re, (m) => FILLER.repeat(m.length));
+  for (const re of masks) out = out.replace(re, (m) => FILLER.repeat(m.length));
   return out;
 }
 
@@ -71,8 +78,8 @@ const PEER_PLACES: RegExp[] = [
     String.raw`\b(?:from|client|remote host|by|peer|host|address|source)(?: (?:ip|address|host))?:? ?(?:(?<host>${HOST})(?: ?[\[(](?:::ffff:)?(?<ip2>${IP})[\])])?|[\[(]?(?:::ffff:)?(?<ip>${IP})${END})`,
     'gi',
   ),
-  // Structure: [A]:port, A#port (BIND), A port N (not a local "on/to/at A port N"), name[A].
-  new RegExp(String.raw`\[(?:::ffff:)?(?<ip>${IP})\]:\d{1,5}\b|(?<![\w.:])(?<ip2>${IP})#\d{1,5}\b|(?<!\b(?:on|to|at|bind|listening on) )(?<![\w.:])(?<ip3>${IP}) port \d{1,5}\b|[\w.-]\[(?:::ffff:)?(?<ip4>${IP})\]`, 'g'),
+  // Structure: [A]:port (not exim's own interface I=[A]:port), A#port (BIND), A port N (not a local "on/to/at A port N"), name[A].
+  new RegExp(String.raw`(?<!I=)\[(?:::ffff:)?(?<ip>${IP})\]:\d{1,5}\b|(?<![\w.:])(?<ip2>${IP})#\d{1,5}\b|(?<!\b(?:on|to|at|bind|listening on) )(?<![\w.:])(?<ip3>${IP}) port \d{1,5}\b|[\w.-]\[(?:::ffff:)?(?<ip4>${IP})\]`, 'g'),
 ];
 /** Host names that are file or unit names, not peers. */
 const NOT_A_HOST = /\.(?:service|socket|target|timer|mount|conf|cfg|log|txt|php|html?|js|py|sh|pid|sock|json|xml|yaml|yml|so|d|ini|lock|tmp|gz|zip)$/i;
@@ -209,9 +216,9 @@ export function readGeneric(message: string, fields: EventFields, options: Gener
   const pairs = text.includes('=') ? readPairs(text) : undefined;
   if (pairs) Object.assign(read, pairs);
 
-  const masked = mask(text);
+  const masked = maskWith(text, CLIENT_TEXT);
   if (read['source.ip'] === undefined) {
-    const peer = findPeer(masked);
+    const peer = findPeer(maskWith(masked, USER_WORDS));
     if (peer?.ip) read['source.ip'] = peer.ip;
     else if (peer?.domain) read['source.domain'] = peer.domain;
   }
