@@ -46,15 +46,26 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
   if (fields['event.outcome'] === undefined && typeof status === 'number') fields['event.outcome'] = status >= 400 ? 'failure' : 'success';
 }
 
-/** Whether `message` holds one of the literals the decoder requires (any message when it names none). */
-function mayMatch(decoder: Decoder, message: string): boolean {
-  if (decoder.contains.length === 0) return true;
-  const text = decoder.regex.ignoreCase ? message.toLowerCase() : message;
-  return decoder.contains.some((literal) => text.includes(literal));
+/** A message and, made once when a case-blind decoder first needs it, its lower-case form. */
+class Text {
+  private lower?: string;
+  constructor(readonly value: string) {}
+  lowerCase(): string {
+    this.lower ??= this.value.toLowerCase();
+    return this.lower;
+  }
 }
 
-function tryDecoder(decoder: Decoder, message: string, fields: EventFields): boolean {
-  if (!mayMatch(decoder, message)) return false;
+/** Whether the message holds one of the literals the decoder requires (any message when it names none). */
+function mayMatch(decoder: Decoder, text: Text): boolean {
+  if (decoder.contains.length === 0) return true;
+  const haystack = decoder.regex.ignoreCase ? text.lowerCase() : text.value;
+  return decoder.contains.some((literal) => haystack.includes(literal));
+}
+
+function tryDecoder(decoder: Decoder, text: Text, fields: EventFields): boolean {
+  if (!mayMatch(decoder, text)) return false;
+  const message = text.value;
   const m = decoder.regex.exec(message);
   if (!m) return false;
   apply(decoder, m.groups ?? {}, fields);
@@ -62,7 +73,8 @@ function tryDecoder(decoder: Decoder, message: string, fields: EventFields): boo
 }
 
 function tryService(service: Service, message: string, fields: EventFields): boolean {
-  return service.decoders.some((decoder) => tryDecoder(decoder, message, fields));
+  const text = new Text(message);
+  return service.decoders.some((decoder) => tryDecoder(decoder, text, fields));
 }
 
 /**
@@ -153,7 +165,8 @@ export class DecoderIndex {
    * line's content picks the service when its labels do not.
    */
   decodeByContent(message: string, fields: EventFields): boolean {
-    return this.byContent.some((decoder) => tryDecoder(decoder, message, fields));
+    const text = new Text(message);
+    return this.byContent.some((decoder) => tryDecoder(decoder, text, fields));
   }
 
   /**

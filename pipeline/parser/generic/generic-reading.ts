@@ -50,9 +50,15 @@ const USER_WORDS: RegExp[] = [
 ];
 const FILLER = '\u0000';
 
-function maskWith(text: string, masks: RegExp[]): string {
+/** The characters without which each CLIENT_TEXT mask cannot match: most lines skip most masks. */
+const CLIENT_TEXT_NEEDS: RegExp[] = [/["'`]/, /[/?]/, /@/, /[=:]/];
+
+function maskWith(text: string, masks: RegExp[], needs?: RegExp[]): string {
   let out = text;
-  for (const re of masks) out = out.replace(re, (m) => FILLER.repeat(m.length));
+  masks.forEach((re, i) => {
+    if (needs && !needs[i]!.test(out)) return;
+    out = out.replace(re, (m) => FILLER.repeat(m.length));
+  });
   return out;
 }
 
@@ -216,7 +222,7 @@ export function readGeneric(message: string, fields: EventFields, options: Gener
   const pairs = text.includes('=') ? readPairs(text) : undefined;
   if (pairs) Object.assign(read, pairs);
 
-  const masked = maskWith(text, CLIENT_TEXT);
+  const masked = maskWith(text, CLIENT_TEXT, CLIENT_TEXT_NEEDS);
   if (read['source.ip'] === undefined) {
     const peer = findPeer(maskWith(masked, USER_WORDS));
     if (peer?.ip) read['source.ip'] = peer.ip;
