@@ -1,7 +1,8 @@
 // Which parser reads which artifact: the artifact's `source` names the
 // formats to try first; when none of them takes the line (or the source is
 // unknown), formats are detected by content, most specific first, ending
-// with the generic JSON and key=value readers.
+// with the generic JSON and key=value readers and the generic reading of
+// any text (generic/generic-text.ts).
 import { cef } from './formats/cef.js';
 import { deviceCatalogue, deviceFormats } from './devices/index.js';
 import { ciscoAsa } from './formats/cisco-asa.js';
@@ -11,6 +12,7 @@ import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { leef } from './formats/leef.js';
 import { plainText } from './formats/plain-text.js';
+import { genericText } from './generic/generic-text.js';
 import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
 import { suricataEve } from './formats/suricata-eve.js';
@@ -20,7 +22,7 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
