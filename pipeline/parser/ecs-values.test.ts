@@ -1,9 +1,11 @@
-// Every line the decoder catalogue carries as a test, through the parser's
-// real entry point: a line a decoder claims (it names its service and
-// action) must set event.category and event.type, and every categorisation
-// value any line gets must be one ECS allows. Adding a service adds its lines.
+// Every line the decoder and device catalogues carry as tests, through the
+// parser's real entry point: a line a decoder or device format claims (it
+// names its service or decoder) must set event.category and event.type, and
+// every categorisation value any line gets must be one ECS allows. Adding a
+// service or a vendor adds its lines.
 import { describe, expect, it } from 'vitest';
 import { loadServices } from './decoders/catalogue.js';
+import { loadVendors } from './devices/spec.js';
 import { ecsViolations } from './ecs-values.js';
 import { parseRaw } from './registry.js';
 
@@ -18,6 +20,18 @@ describe('ECS categorisation of every catalogue test line', () => {
         expect(ecsViolations(fields), test.line).toEqual([]);
         const claimed = fields['service.name'] !== undefined || fields['cairn.decoder'] !== undefined;
         if (!claimed) continue;
+        expect(fields['event.category'], `event.category of ${test.line}`).toBeDefined();
+        expect(fields['event.type'], `event.type of ${test.line}`).toBeDefined();
+      }
+    });
+  }
+
+  for (const vendor of loadVendors()) {
+    it(`devices/${vendor.file}`, () => {
+      for (const test of vendor.spec.tests) {
+        const source = test.source ?? vendor.spec.sources[0] ?? 'syslog';
+        const { fields } = parseRaw(test.line, { source, receivedAt: RECEIVED });
+        expect(ecsViolations(fields), test.line).toEqual([]);
         expect(fields['event.category'], `event.category of ${test.line}`).toBeDefined();
         expect(fields['event.type'], `event.type of ${test.line}`).toBeDefined();
       }
