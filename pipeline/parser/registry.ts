@@ -72,17 +72,23 @@ export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
   const source = ctx.source.toLowerCase();
   const preferred = BY_SOURCE[source] ?? (deviceCatalogue().namesDevice(source) ? [deviceFormats] : []);
-  const tried = new Set<FormatParser>();
-  for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
-    if (tried.has(parser)) continue;
-    tried.add(parser);
-    let parsed: ParsedRaw | null;
-    try {
-      parsed = attempt(parser, raw, ctx);
-    } catch (err) {
-      throw new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
-    }
+  for (const parser of preferred) {
+    const parsed = tryParser(parser, raw, ctx);
+    if (parsed) return parsed;
+  }
+  // Content detection only when the source's own formats did not take the line: most lines stop above.
+  for (const parser of PARSERS) {
+    if (preferred.includes(parser) || !parser.detect(raw)) continue;
+    const parsed = tryParser(parser, raw, ctx);
     if (parsed) return parsed;
   }
   throw new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
+}
+
+function tryParser(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRaw | null {
+  try {
+    return attempt(parser, raw, ctx);
+  } catch (err) {
+    throw new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
+  }
 }
