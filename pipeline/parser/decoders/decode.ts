@@ -6,6 +6,7 @@
 // program. The first decoder that matches sets the fields.
 import { canonicalIp } from '../ip.js';
 import type { EventFields } from '../types.js';
+import { MASK, maskClientText } from '../generic/generic-reading.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
@@ -68,7 +69,10 @@ function tryDecoder(decoder: Decoder, text: Text, fields: EventFields): boolean 
   const message = text.value;
   const m = decoder.regex.exec(message);
   if (!m) return false;
-  apply(decoder, m.groups ?? {}, fields);
+  const groups: Record<string, string | undefined> = m.groups ?? {};
+  // On masked text (maskClientText), a capture that reaches into a masked part is text a client wrote: not used.
+  for (const [name, value] of Object.entries(groups)) if (value?.includes(MASK)) groups[name] = undefined;
+  apply(decoder, groups, fields);
   return true;
 }
 
@@ -176,9 +180,13 @@ export class DecoderIndex {
    */
   decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
     const claimed = this.claims(program, source);
+    let masked: string | undefined;
     for (const service of this.fallbacks) {
       if (service.spec.unclaimed_only && claimed) continue;
-      if (tryService(service, message, fields)) return true;
+      // Loose shapes read text whose layout nobody vouches for: quoted values, paths and
+      // e-mail addresses in it are a client's words ("for \"from 1.2.3.4\" from A"), not the peer.
+      if (service.spec.unclaimed_only) masked ??= maskClientText(message);
+      if (tryService(service, service.spec.unclaimed_only ? masked! : message, fields)) return true;
     }
     return false;
   }

@@ -45,10 +45,21 @@ const CLIENT_TEXT: RegExp[] = [
  * a verdict word: "user unknown"), and the word after "for" that precedes "from".
  */
 const USER_WORDS: RegExp[] = [
-  /\b(?:user|as)(?: <| )(?!(?:unknown|not|does|doesn't|failed|authentication|login|logged|session|from|by|for|name|id)\b)[^\s,;>]+/gi,
-  /\bfor \S+(?= from\b)/gi,
+  /(?<=\b(?:user|as)(?: <| ))(?!(?:unknown|not|does|doesn't|failed|authentication|login|logged|session|from|by|for|name|id)\b)[^\s,;>]+/gi,
+  /(?<=\bfor )\S+(?= from\b)/gi,
 ];
 const FILLER = '\u0000';
+/** What masked text is filled with: a capture holding it reached into text a client wrote. */
+export const MASK = FILLER;
+
+/**
+ * `text` with what a client controls filled with MASK, positions kept: quoted
+ * values, URLs and paths, query strings, e-mail addresses, user= values, and
+ * the word after "user", "as" and "for ... from" (the keywords stay readable).
+ */
+export function maskClientText(text: string): string {
+  return maskWith(maskWith(text, CLIENT_TEXT, CLIENT_TEXT_NEEDS), USER_WORDS);
+}
 
 /** The characters without which each CLIENT_TEXT mask cannot match: most lines skip most masks. */
 const CLIENT_TEXT_NEEDS: RegExp[] = [/["'`]/, /[/?]/, /@/, /[=:]/];
