@@ -9,6 +9,7 @@ import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { leef } from './formats/leef.js';
+import { linuxAudit } from './formats/linux-audit.js';
 import { plainText } from './formats/plain-text.js';
 import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
@@ -19,7 +20,7 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, iptables, webError, webAccess, linuxAudit, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -49,6 +50,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   'web-access': [webAccess],
   'web-error': [webError],
   zeek: [zeekDns],
+  auditd: [linuxAudit],
+  audit: [linuxAudit],
+  'linux-audit': [linuxAudit],
 });
 
 export interface ParsedRaw {
