@@ -32,7 +32,7 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   pam: [syslogAuth],
   sudo: [syslogAuth],
   secure: [syslogAuth],
-  syslog: [syslogAuth],
+  syslog: [linuxAudit, syslogAuth],
   firewall: [iptables, ciscoAsa, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],

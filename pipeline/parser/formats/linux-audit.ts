@@ -275,6 +275,8 @@ function headerFields(header: SyslogHeader | null, fields: EventFields): void {
 // ---------------------------------------------------------------- the parser
 
 export function parseLinuxAudit(raw: string, ctx: ParseContext): EventFields | null {
+  // Tried first for some sources without detect(): other lines leave after one scan.
+  if (!MARKER.test(raw)) return null;
   const line = raw.endsWith('\n') || raw.endsWith('\r') ? raw.trimEnd() : raw;
   const located = locate(line);
   if (located) return parseRecord(line, located, ctx);
@@ -498,8 +500,9 @@ function setNetwork(type: string, v: Map<string, string>, fields: EventFields): 
   const addr = v.get('addr');
   const ip = addr && addr !== '?' ? canonicalIp(addr) : null;
   if (ip) fields['source.ip'] = ip;
+  // hostname= is the peer's name only beside its address: local tools (useradd, passwd) write their own host there.
   const hostname = v.get('hostname');
-  if (hostname && hostname !== '?' && hostname !== addr && HOST_NAME.test(hostname) && !canonicalIp(hostname)) fields['source.domain'] = hostname;
+  if (ip && hostname && hostname !== addr && HOST_NAME.test(hostname) && !canonicalIp(hostname)) fields['source.domain'] = hostname;
   if (type === 'NETFILTER_PKT') {
     const source = canonicalIp(v.get('saddr') ?? '');
     const destination = canonicalIp(v.get('daddr') ?? '');
