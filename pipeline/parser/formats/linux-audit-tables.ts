@@ -221,6 +221,11 @@ export function recordTypeName(text: string): string {
   return text;
 }
 
+/** Whether the name is a record type of the audit userspace (journald writes it first, with no number beside it). */
+export function isKnownRecordType(name: string): boolean {
+  return TYPE_NUMBERS[name] !== undefined;
+}
+
 /**
  * Whether records of this type stand alone: user-space messages (1100-1299,
  * 2100-2999) are sent one record per event, with a serial of their own and
@@ -480,7 +485,7 @@ export function syscallClass(name: string): EcsClass | undefined {
   return SYSCALLS[name];
 }
 
-/** Address families in SOCKADDR's saddr (the first two bytes, little-endian on every architecture auditd runs on). */
+/** Address families in SOCKADDR's saddr: its first two bytes, in the host's byte order. */
 export const AF_UNIX = 1;
 export const AF_INET = 2;
 export const AF_INET6 = 10;

@@ -23,7 +23,7 @@ import { canonicalIp } from '../ip.js';
 import { parseSyslogHeader, syslogFields, type SyslogHeader } from '../syslog-header.js';
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 import { setOwn } from '../../../lib/lookup-table.js';
-import { AF_INET, AF_INET6, AF_UNIX, ARCHITECTURES, recordClass, recordTypeName, syscallClass, syscallName, type EcsClass } from './linux-audit-tables.js';
+import { AF_INET, AF_INET6, AF_UNIX, ARCHITECTURES, isKnownRecordType, recordClass, recordTypeName, syscallClass, syscallName, type EcsClass } from './linux-audit-tables.js';
 
 export const LINUX_AUDIT_PARSER = 'linux-audit';
 
@@ -308,16 +308,13 @@ function parseJournalRecord(line: string, ctx: ParseContext): EventFields | null
   // "audit: type=1400 ..." without audit(...) is not a record; an uptime stamp may precede the type.
   if (body.startsWith('[')) body = body.replace(/^\[\s*\d+\.\d+\]\s*/, '');
   const type = JOURNAL_TYPE.exec(body);
-  if (!type || (recordClass(type[1]!) === undefined && !KNOWN_AUXILIARY.has(type[1]!))) return null;
+  if (!type || !isKnownRecordType(type[1]!)) return null;
   const fields: EventFields = {};
   headerFields(header, fields);
   if (header.timestamp) fields['@timestamp'] = header.timestamp;
   mapRecord(type[1]!, body, type[0].length, fields);
   return fields;
 }
-
-/** Kernel record types with no ECS class of their own, still audit records in journald's form. */
-const KNOWN_AUXILIARY = new Set(['SYSCALL', 'SOCKADDR', 'EOE', 'IPC', 'FD_PAIR', 'OBJ_PID', 'BPRM_FCAPS', 'CAPSET', 'MMAP', 'NETFILTER_PKT', 'KERNEL', 'AVC_PATH', 'SOCKETCALL', 'INTEGRITY_RULE']);
 
 // ---------------------------------------------------------------- ECS
 
