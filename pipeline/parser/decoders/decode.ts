@@ -8,6 +8,7 @@ import { canonicalIp } from '../ip.js';
 import type { EventFields } from '../types.js';
 import { MASK, maskClientText } from '../generic/generic-reading.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
+import { LiteralIndex } from './literal-index.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
 const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity']);
@@ -109,6 +110,9 @@ export class DecoderIndex {
   private readonly fallbacks: Service[];
   /** The decoders of the non-fallback services that say what literal a line must hold, most specific first. */
   private readonly byContent: Decoder[];
+  /** Their literals, as written and (for case-blind decoders) lower-cased. */
+  private readonly contentLiterals = new LiteralIndex<Decoder>();
+  private readonly contentLiteralsLower = new LiteralIndex<Decoder>();
   /** Program name -> services, memoised: globs are tried once per distinct program. */
   private readonly programCache = new Map<string, Service[]>();
 
@@ -127,6 +131,10 @@ export class DecoderIndex {
       .filter((s) => !s.spec.fallback)
       .flatMap((s) => s.decoders.filter(readsByContent))
       .sort((a, b) => required(b) - required(a));
+    for (const decoder of this.byContent) {
+      const index = decoder.regex.ignoreCase ? this.contentLiteralsLower : this.contentLiterals;
+      for (const literal of decoder.contains) index.add(literal, decoder);
+    }
   }
 
   private forProgram(program: string): Service[] {
@@ -170,7 +178,11 @@ export class DecoderIndex {
    */
   decodeByContent(message: string, fields: EventFields): boolean {
     const text = new Text(message);
-    return this.byContent.some((decoder) => tryDecoder(decoder, text, fields));
+    const candidates = new Set<Decoder>();
+    this.contentLiterals.collect(message, candidates);
+    this.contentLiteralsLower.collect(text.lowerCase(), candidates);
+    if (candidates.size === 0) return false;
+    return this.byContent.some((decoder) => candidates.has(decoder) && tryDecoder(decoder, text, fields));
   }
 
   /**
