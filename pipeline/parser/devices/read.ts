@@ -136,15 +136,15 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   }
   if (!holds(format.require, record)) return null;
 
-  let messageSet: Setter[] | undefined;
+  const messageSets: Setter[][] = [];
   for (const message of format.messages) {
     const text = record[message.on];
     if (text === undefined || (message.contains && !text.includes(message.contains)) || !holds(message.when, record)) continue;
     const m = message.regex.exec(text);
     if (!m) continue;
     for (const [key, value] of Object.entries(m.groups ?? {})) if (value !== undefined) setOwn(record, key, value);
-    messageSet = message.set;
-    break;
+    messageSets.push(message.set);
+    if (!message.continue) break;
   }
 
   for (const mapping of format.fields) {
@@ -170,7 +170,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   }
 
   for (const rule of format.rules) if (holds(rule.when, record)) applySetters(rule.set, record, fields, ctx);
-  if (messageSet) applySetters(messageSet, record, fields, ctx);
+  for (const set of messageSets) applySetters(set, record, fields, ctx);
   finish(fields);
   return fields;
 }

@@ -23,7 +23,8 @@
 //   require  conditions the record must meet, or the line is not this format
 //   messages patterns tried in order on a record value (default `message`), each with a
 //            condition (`if`, e.g. a message id); the first that matches adds its named
-//            captures to the record and its `set` fields to the event
+//            captures to the record and its `set` fields to the event (one marked
+//            `continue` lets the next messages be tried too)
 //   fields   record key -> ECS field (or a list of them), with the kind of value (address, port, transport...)
 //   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
 //            every rule that holds applies, in order, so later rules refine earlier ones
@@ -72,6 +73,8 @@ const MessageSpec = z.strictObject({
   contains: z.string().optional(),
   match: z.string().min(1),
   ignore_case: z.boolean().default(false),
+  /** After a match the next messages are tried too: a pattern for a piece that some lines have. */
+  continue: z.boolean().default(false),
   set: z.record(z.string(), Template).default({}),
 });
 
@@ -170,6 +173,7 @@ export interface CompiledMessage {
   contains?: string;
   regex: RegExp;
   set: Setter[];
+  continue: boolean;
 }
 
 export interface CompiledRule {
@@ -273,6 +277,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     contains: m.contains,
     regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
     set: setters(m.set),
+    continue: m.continue,
   }));
   // A format's mapping of a key replaces the vendor's.
   const formatKeys = new Set(Object.keys(format.fields));
