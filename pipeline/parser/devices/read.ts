@@ -75,8 +75,11 @@ function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord):
   return variant.name;
 }
 
-/** A JSON object's fields under dotted names, as text (a list joined by commas); false when the payload is no object. */
-function readJson(payload: string, record: DeviceRecord): boolean {
+/**
+ * A JSON object's fields under dotted names, as text (a list joined by commas), those under `unwrap`
+ * also without its prefix; false when the payload is no object.
+ */
+function readJson(payload: string, record: DeviceRecord, unwrap: string | undefined): boolean {
   let value: unknown;
   try {
     value = JSON.parse(payload);
@@ -86,7 +89,12 @@ function readJson(payload: string, record: DeviceRecord): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const flat: EventFields = {};
   flattenInto(flat, value as Record<string, unknown>, '');
-  for (const [key, v] of Object.entries(flat)) setOwn(record, key, Array.isArray(v) ? v.join(',') : String(v));
+  const prefix = unwrap === undefined ? undefined : `${unwrap}.`;
+  for (const [key, v] of Object.entries(flat)) {
+    const text = Array.isArray(v) ? v.join(',') : String(v);
+    setOwn(record, key, text);
+    if (prefix !== undefined && key.startsWith(prefix)) setOwn(record, key.slice(prefix.length), text);
+  }
   return true;
 }
 
@@ -127,7 +135,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
   else if (format.layout === 'json') {
-    if (!readJson(payload, record)) return null;
+    if (!readJson(payload, record, format.unwrap)) return null;
   } else if (format.layout === 'cef') {
     for (const [key, value] of parseExtension(payload)) if (record[key] === undefined) setOwn(record, key, value);
   } else {

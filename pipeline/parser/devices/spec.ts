@@ -17,7 +17,8 @@
 //            text  the payload is the record's `message`, read by `messages` (with
 //                  `pairs: true` its key=value pairs are read too, for logs that put
 //                  positional words before pairs)
-//            json  a JSON object, its nested keys flattened to dotted names
+//            json  a JSON object, its nested keys flattened to dotted names (`unwrap`
+//                  names an envelope key whose object's keys are also read without it)
 //            cef   an ArcSight CEF extension (start captures the header's fields):
 //                  key=value pairs whose values run to the next key
 //   require  conditions the record must meet, or the line is not this format
@@ -107,6 +108,8 @@ const FormatSpec = z.strictObject({
   layout: z.enum(['kv', 'csv', 'text', 'json', 'cef']),
   /** A text layout also reads the payload's key=value pairs (by the `kv` options). */
   pairs: z.boolean().default(false),
+  /** A json layout whose event sits under this key ({"sourcetype": ..., "event": {...}}) reads its keys as if at the top too. */
+  unwrap: z.string().min(1).optional(),
   /** Conditions the record must meet for the format to claim the line (keys every line of it has). */
   require: When.default({}),
   kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
@@ -189,6 +192,7 @@ export interface CompiledFormat {
   markers: string[];
   start: RegExp;
   layout: 'kv' | 'csv' | 'text' | 'json' | 'cef';
+  unwrap?: string;
   require: CompiledWhen;
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
@@ -290,6 +294,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     markers: format.markers,
     start: compileRegex(format.start, `${where}: start`, file),
     layout: format.layout,
+    unwrap: format.unwrap,
     require: compileWhen(format.require, `${where}: require`, file),
     kvPair: format.layout === 'kv' || format.pairs ? kvPairRegex(format.kv.assign, format.kv.separator) : undefined,
     csv: format.csv && {
