@@ -60,8 +60,9 @@ function setAddress(fields: EventFields, field: string, value: string): void {
   else if (field.endsWith('.ip') && HOST_NAME.test(value) && /[A-Za-z]/.test(value)) fields[`${field.slice(0, -3)}.domain`] = value.toLowerCase();
 }
 
-// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall; "1.2.3.4::X1" without a port), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
-const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{0,5}))?(?::(\S+))?$/;
+// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall; "1.2.3.4::X1" without a port, "1.2.3.4:80:X1:host" with the
+// name it resolved), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
+const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{0,5}))?(?::([^:\s]+)(?::(\S+))?)?$/;
 const ENDPOINT_V6 = /^\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?$/;
 
 function setEndpoint(fields: EventFields, prefix: string, value: string): void {
@@ -70,6 +71,7 @@ function setEndpoint(fields: EventFields, prefix: string, value: string): void {
   setAddress(fields, `${prefix}.ip`, m[1]!);
   if (m[2] !== undefined) setNumber(fields, `${prefix}.port`, m[2]);
   if (m[3] !== undefined) fields[`${prefix}.interface.name`] = m[3];
+  if (m[4] !== undefined && HOST_NAME.test(m[4])) fields[`${prefix}.domain`] = m[4].toLowerCase();
 }
 
 function setNumber(fields: EventFields, field: string, value: string): void {
