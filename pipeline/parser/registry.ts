@@ -23,7 +23,9 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, linuxAudit, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+// Device formats come before the generic JSON-auth and CEF/LEEF readers: a vendor's JSON or CEF form
+// (Zscaler NSS, F5 telemetry, Citrix App Firewall) has a format of its own that knows its keys.
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, ciscoAsa, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -41,10 +43,10 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   asa: [ciscoAsa],
   'cisco-asa': [ciscoAsa],
   dns: [zeekDns, suricataEve],
-  cef: [cef],
-  leef: [leef],
-  arcsight: [cef],
-  qradar: [leef],
+  cef: [deviceFormats, cef],
+  leef: [deviceFormats, leef],
+  arcsight: [deviceFormats, cef],
+  qradar: [deviceFormats, leef],
   apache: [webAccess, webError],
   httpd: [webAccess, webError],
   nginx: [webAccess, webError],
