@@ -48,6 +48,11 @@ const SHAPES: Record<string, string> = {
   'web access tail': `203.0.113.9 - - [22/Nov/2026:06:01:02 +0000] "GET /${fill('a')} HTTP/1.1" 200 1`,
   'email-like': HEADER + fill('a@b.'),
   'rhost= repeated': HEADER + fill('rhost= '),
+  'audit( repeated behind a header': HEADER + fill('audit('),
+  'Citrix-like separators': `<134> 12/21/2020:12:35:17 GMT NS1 ${fill('0-PPE-0 : ')}`,
+  'msg= repeated (audit nesting)': `type=USER_AUTH msg=audit(1364481363.243:24287): ${fill("msg='")}`,
+  'type= repeated': fill('type=A '),
+  'timestamps repeated': HEADER + fill('2026-01-01 10:00:00 '),
 };
 
 function timeShape(line: string): { ms: number; source: string } {
