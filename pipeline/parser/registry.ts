@@ -4,7 +4,6 @@
 // with the generic JSON and key=value readers.
 import { cef } from './formats/cef.js';
 import { deviceFormats } from './devices/index.js';
-import { ciscoAsa } from './formats/cisco-asa.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
@@ -20,7 +19,7 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -33,11 +32,11 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   sudo: [syslogAuth],
   secure: [syslogAuth],
   syslog: [syslogAuth],
-  firewall: [iptables, ciscoAsa, deviceFormats, cef, leef],
+  firewall: [iptables, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
-  asa: [ciscoAsa],
-  'cisco-asa': [ciscoAsa],
+  asa: [deviceFormats],
+  'cisco-asa': [deviceFormats],
   dns: [zeekDns, suricataEve],
   cef: [cef],
   leef: [leef],

@@ -11,30 +11,95 @@ import { fillTemplate, isNothing, setValue, timeValue } from './values.js';
 /** The vendor's keys and values, and the message patterns' captures. Prototype-free: keys come from input. */
 export type DeviceRecord = Record<string, string>;
 
-/** Zone abbreviations devices print after a header's time ("Apr 15 2014 09:34:34 EDT:"), which syslog reads as a host. */
-const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
+/** Zone abbreviations devices print after a time ("Apr 15 2014 09:34:34 EDT:"), in minutes east of UTC; case is ignored. */
+const ZONES = lookupTable<number>({
+  utc: 0, gmt: 0, z: 0, wet: 0, west: 60, bst: 60, cet: 60, cest: 120, met: 60, mest: 120, eet: 120, eest: 180, msk: 180,
+  est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420, akst: -540, akdt: -480, hst: -600,
+  sgt: 480, hkt: 480, jst: 540, kst: 540, aest: 600, aedt: 660, nzst: 720, nzdt: 780,
+});
+
+/** A zone as devices write it: an abbreviation, or UTC/GMT with an offset ("UTC+1", "UTC+07:30", "GMT-5"). */
+function zoneMinutes(text: string): number | undefined {
+  const named = ZONES[text.toLowerCase()];
+  if (named !== undefined) return named;
+  const m = /^(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(text);
+  if (!m) return undefined;
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
+/**
+ * The device's own clock at the end of a header, written after the relay's header or a
+ * sequence number (Cisco IOS, NX-OS, ASA): "[*]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" and an
+ * optional "process[pid]:". Only the header's last characters are looked at.
+ */
+const DEVICE_TIME = /(?:^|[\s:>])[*.]?([A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(?: ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?))?:(?: ([\w.-]+)\[(\d+)\]:)?$/;
+const DEVICE_TIME_REACH = 96;
+
+/** A time in ctx.timezone moved to the zone the device named. */
+function inZone(timestamp: string | undefined, zone: string | undefined, ctx: ParseContext): string | undefined {
+  const minutes = zone === undefined ? undefined : zoneMinutes(zone);
+  if (timestamp === undefined || minutes === undefined) return timestamp;
+  const assumed = offsetMinutes(ctx.timezone) ?? 0;
+  return new Date(Date.parse(timestamp) + (assumed - minutes) * 60_000).toISOString();
+}
 
 /** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
 export function headerFields(prefix: string, ctx: ParseContext): EventFields {
   const text = prefix.trim();
   if (text === '') return {};
+  const tail = text.length > DEVICE_TIME_REACH ? text.slice(-DEVICE_TIME_REACH) : text;
+  const device = DEVICE_TIME.exec(tail);
+  // A short word after the time that names no zone is a host ("Mar 12 08:23:00 fw:").
+  if (device && (device[2] === undefined || zoneMinutes(device[2]) !== undefined)) return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
   const header = parseSyslogHeader(`${text} -`, ctx);
-  if (!header) {
-    const pri = /^<(\d{1,3})>/.exec(text);
-    return pri ? { 'log.syslog.priority': Number(pri[1]) } : {};
-  }
+  if (!header) return priorityOnly(text);
   // After an ISO time the header parser takes a lone word for the message's first; before a payload it is the host.
   const rest = header.message.slice(0, -2);
   if (!header.hostname && !header.program && rest !== '' && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
-  const zone = header.hostname ? ZONES[header.hostname.replace(/:$/, '')] : undefined;
-  if (zone !== undefined && header.timestamp && !header.program) {
-    const assumed = offsetMinutes(ctx.timezone) ?? 0;
-    header.timestamp = new Date(Date.parse(header.timestamp) + (assumed - zone) * 60_000).toISOString();
+  if (header.hostname && !header.program && zoneMinutes(header.hostname.replace(/:$/, '')) !== undefined) {
+    header.timestamp = inZone(header.timestamp, header.hostname.replace(/:$/, ''), ctx);
     header.hostname = undefined;
   }
   const fields: EventFields = syslogFields(header);
   delete fields.message;
+  return fields;
+}
+
+function priorityOnly(text: string): EventFields {
+  const pri = /^<(\d{1,3})>/.exec(text);
+  return pri ? { 'log.syslog.priority': Number(pri[1]) } : {};
+}
+
+/**
+ * A header that ends with the device's clock: that time (in the zone it names) is the
+ * event's. Before it: a relay's syslog header, or "<pri>", sequence numbers ("000123:")
+ * and the device's name ("router1:") each followed by a colon.
+ */
+function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseContext): EventFields {
+  const clock = parseSyslogHeader(`${device[1]} -`, ctx);
+  const fields: EventFields = {};
+  const relay = before === '' ? null : parseSyslogHeader(`${before.replace(/:$/, '').trim()} -`, ctx);
+  if (relay) {
+    Object.assign(fields, syslogFields(relay));
+    delete fields.message;
+    // What the relay's header took for a program is a sequence number or a node name.
+    delete fields['process.name'];
+    delete fields['process.pid'];
+  } else {
+    Object.assign(fields, priorityOnly(before));
+    const host = before
+      .replace(/^<\d{1,3}>/, '')
+      .split(':')
+      .map((part) => part.trim())
+      .find((part) => part !== '' && !/^\d+$/.test(part));
+    if (host && /^[\w.-]+$/.test(host)) fields['host.hostname'] = host;
+  }
+  const time = inZone(clock?.timestamp, device[2], ctx);
+  if (time) fields['@timestamp'] = time;
+  if (device[3]) fields['process.name'] = device[3];
+  if (device[4]) fields['process.pid'] = Number(device[4]);
   return fields;
 }
 
@@ -47,7 +112,7 @@ function unquote(value: string): string {
 function readKv(format: CompiledFormat, payload: string, record: DeviceRecord): void {
   for (const m of payload.matchAll(format.kvPair!)) {
     // The first of a repeated key wins: a later "src zone=" does not undo "src=".
-    if (record[m[1]!] === undefined) setOwn(record, m[1]!, unquote(m[2]!));
+    if (record[m[1]!] === undefined) setOwn(record, m[1]!, unquote(m[2]!.trim()));
   }
 }
 
@@ -102,6 +167,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   }
   if (fields['host.hostname'] !== undefined) fields['observer.hostname'] = fields['host.hostname'];
 
+  record['@payload'] = payload;
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
   else record.message = payload;
@@ -117,6 +183,16 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     break;
   }
 
+  // The device's time first: values such as a duration that ended at it are placed against it.
+  if (format.time) {
+    const parts = format.time.from.map((key) => record[key]);
+    if (parts.every((p) => p !== undefined && !isNothing(p))) {
+      const zone = format.time.zone ? record[format.time.zone] : undefined;
+      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      if (time) fields['@timestamp'] = time;
+    }
+  }
+
   for (const mapping of format.fields) {
     const value = record[mapping.key];
     if (value === undefined) continue;
@@ -127,15 +203,6 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
       else fields[mapping.to] = mapped;
     } else {
       setValue(fields, mapping.to, mapping.kind, value, ctx);
-    }
-  }
-
-  if (format.time) {
-    const parts = format.time.from.map((key) => record[key]);
-    if (parts.every((p) => p !== undefined && !isNothing(p))) {
-      const zone = format.time.zone ? record[format.time.zone] : undefined;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
-      if (time) fields['@timestamp'] = time;
     }
   }
 
@@ -158,8 +225,7 @@ function finish(fields: EventFields): void {
   }
   const transport = fields['network.transport'];
   if (typeof transport === 'string' && PORTLESS.has(transport)) {
-    delete fields['source.port'];
-    delete fields['destination.port'];
+    for (const field of ['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port']) delete fields[field];
   }
   const ip = fields['source.ip'] ?? fields['destination.ip'];
   if (typeof ip === 'string' && fields['network.type'] === undefined) fields['network.type'] = ip.includes(':') ? 'ipv6' : 'ipv4';

@@ -15,20 +15,26 @@
 //            csv   comma separated columns, named per variant (a log type), the variant
 //                  chosen by a pattern on the payload
 //            text  the payload is the record's `message`, read by `messages`
-//   messages patterns tried in order on a record value (default `message`), each with a
-//            condition (`if`, e.g. a message id); the first that matches adds its named
-//            captures to the record and its `set` fields to the event
-//   fields   record key -> ECS field, with the kind of value (address, port, transport...)
+//   messages patterns tried in order on a record value (default `message`; `@payload` is
+//            the whole payload whatever the layout), each with a condition (`if`, e.g. a
+//            message id); the first that matches adds its named captures to the record
+//            and its `set` fields to the event
+//   fields   record key -> ECS field (or a list of them), with the kind of value (address,
+//            port, transport...)
 //   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
 //            every rule that holds applies, in order, so later rules refine earlier ones
 //   time     which record keys hold the device's own time
 // The vendor's `fields`, `rules`, `time` and `observer` apply to all its formats (a
 // format's own rules come after the vendor's, its fields override the vendor's).
+// The vendor's `patterns` are named pieces of message patterns: `{NAME}` puts a
+// piece in, `{NAME:p}` puts it in with its captures renamed p_<capture>, so one
+// piece ("interface:address/port") serves the source and the destination.
+// YAML merge keys (`<<: *anchor`) let messages share a `set`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { compilePattern } from '../decoders/catalogue.js';
+import { compilePattern, MACRO_NAMES } from '../decoders/catalogue.js';
 import { VALUE_KINDS, type ValueKind } from './values.js';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -43,16 +49,18 @@ const Condition = z.union([
 
 const When = z.record(z.string(), Condition);
 
-const FieldTarget = z.union([
+const OneTarget = z.union([
   z.string(),
   z.strictObject({
-    /** The ECS field (for `endpoint` and `identity`: the prefix, e.g. "source"). */
+    /** The ECS field (for `endpoint`, `identity` and `user_or_host`: the prefix, e.g. "source"). */
     to: z.string(),
     as: z.enum(VALUE_KINDS).optional(),
     /** A table from the vendor's value (case ignored) to the ECS value; values not in it are left out. */
     map: z.record(z.string(), Template).optional(),
   }),
 ]);
+/** One ECS field, or several that take the same value (an ECS field and the vendor's own). */
+const FieldTarget = z.union([OneTarget, z.array(OneTarget).min(1)]);
 
 const MessageSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
@@ -115,6 +123,8 @@ const VendorSpec = z.strictObject({
   /** Artifact sources that name this vendor's devices (the registry tries device formats first for them). */
   sources: z.array(z.string()).default([]),
   observer: Observer.optional(),
+  /** Named pieces of message patterns (plain regular expressions), used as {NAME} or {NAME:prefix}. */
+  patterns: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'an upper-case name'), z.string().min(1)).default({}),
   fields: z.record(z.string(), FieldTarget).default({}),
   rules: z.array(Rule).default([]),
   time: TimeSpec.optional(),
@@ -228,19 +238,48 @@ function setters(set: Record<string, TemplateValue>): Setter[] {
   return Object.entries(set).map(([field, template]) => ({ field, template }));
 }
 
-function fieldMappings(fields: VendorSpec['fields']): FieldMapping[] {
-  return Object.entries(fields).map(([key, target]) => {
-    if (typeof target === 'string') return { key, to: target, kind: 'auto' };
-    const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
-    return { key, to: target.to, kind: target.as ?? 'auto', map };
-  });
+/** A record key's mappings, by key: a key mapped to a list of targets gives one mapping per target. */
+function fieldMappings(fields: VendorSpec['fields']): Map<string, FieldMapping[]> {
+  return new Map(
+    Object.entries(fields).map(([key, targets]) => [
+      key,
+      (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
+        if (typeof target === 'string') return { key, to: target, kind: 'auto' };
+        const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
+        return { key, to: target.to, kind: target.as ?? 'auto', map };
+      }),
+    ]),
+  );
 }
 
-/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to the separator. */
+const QUOTED_VALUE = `"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'`;
+
+/**
+ * The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one.
+ * Separated by spaces, keys are words and a bare value ends at a space. Separated by another
+ * character (",") a pair starts the payload or follows a separator, its key may hold spaces
+ * ("Device IP Address=") and its bare value runs to the next separator ("Outside Zone").
+ */
 function kvPairRegex(assign: string, separator: string): RegExp {
-  const sep = separator === ' ' ? '' : escapeRegex(separator);
-  const bare = `[^\\s${sep}]*`;
-  return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
+  const equals = escapeRegex(assign);
+  if (separator === ' ') return new RegExp(`([A-Za-z_][\\w.\\-/]*)${equals}(${QUOTED_VALUE}|[^\\s]*)`, 'g');
+  const sep = escapeRegex(separator);
+  const keyChar = `[^${sep}${escapeRegex(assign[0]!)}]`;
+  // The key ends on a character that is no space, so "key  =" has one reading (no backtracking over spaces).
+  return new RegExp(`(?:^|${sep})\\s*([A-Za-z_](?:${keyChar}*[^\\s${sep}${escapeRegex(assign[0]!)}])?)\\s*${equals}(${QUOTED_VALUE}|[^${sep}]*)`, 'g');
+}
+
+const PIECE = /\{([A-Z][A-Z0-9_]*)(?::([a-z][a-z0-9_]*))?\}/g;
+
+/** A message pattern with the vendor's named pieces put in ({NAME}, {NAME:prefix}); catalogue macros are left for compilePattern. */
+function expandPieces(pattern: string, pieces: Record<string, string>, where: string, file: string, depth = 0): string {
+  return pattern.replace(PIECE, (whole, name: string, prefix: string | undefined) => {
+    const piece = pieces[name];
+    if (piece === undefined) return whole;
+    if (depth >= 4) throw new DeviceCatalogueError(file, `${where}: pattern piece {${name}} nests too deep`);
+    const expanded = expandPieces(piece, pieces, where, file, depth + 1);
+    return prefix ? expanded.replace(/\(\?<([A-Za-z][A-Za-z0-9_]*)>/g, `(?<${prefix}_$1>`) : expanded;
+  });
 }
 
 function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, file: string): CompiledFormat {
@@ -252,10 +291,10 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     when: compileWhen(m.if, `${where} message ${m.name}`, file),
     on: m.on,
     contains: m.contains,
-    regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
+    regex: compileCatalogueRegex(expandPieces(m.match, vendor.patterns, `${where} message ${m.name}`, file), `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
     set: setters(m.set),
   }));
-  const byKey = new Map([...fieldMappings(vendor.fields), ...fieldMappings(format.fields)].map((f) => [f.key, f]));
+  const byKey = new Map([...fieldMappings(vendor.fields), ...fieldMappings(format.fields)]);
   return {
     vendor: vendor.vendor,
     name: format.name,
@@ -270,7 +309,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
       variants: format.csv.variants.map((v) => ({ name: v.name, when: v.when ? compileRegex(v.when, `${where} variant ${v.name}`, file) : null, columns: v.columns })),
     },
     messages,
-    fields: [...byKey.values()],
+    fields: [...byKey.values()].flat(),
     rules: [...vendor.rules, ...format.rules].map((r, i) => ({ when: compileWhen(r.if, `${where} rule ${i + 1}`, file), set: setters(r.set) })),
     time: format.time ?? vendor.time,
   };
@@ -295,7 +334,7 @@ export function loadVendors(dir = DEVICE_CATALOGUE_DIR): Vendor[] {
     .map((file) => {
       let document: unknown;
       try {
-        document = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'));
+        document = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'), { merge: true });
       } catch (err) {
         throw new DeviceCatalogueError(file, `not valid YAML: ${(err as Error).message.split('\n')[0]}`);
       }
@@ -304,6 +343,8 @@ export function loadVendors(dir = DEVICE_CATALOGUE_DIR): Vendor[] {
         const issue = parsed.error.issues[0]!;
         throw new DeviceCatalogueError(file, `${issue.path.join('.') || 'file'}: ${issue.message}`);
       }
+      const shadowing = Object.keys(parsed.data.patterns).find((name) => MACRO_NAMES.includes(name));
+      if (shadowing) throw new DeviceCatalogueError(file, `patterns: {${shadowing}} is a catalogue macro; name the piece otherwise`);
       return { spec: parsed.data, file, formats: parsed.data.formats.map((f) => compileFormat(parsed.data, f, file)) };
     });
 }
