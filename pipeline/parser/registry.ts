@@ -1,15 +1,17 @@
 // Which parser reads which artifact: the artifact's `source` names the
 // formats to try first; when none of them takes the line (or the source is
 // unknown), formats are detected by content, most specific first, ending
-// with the generic JSON and key=value readers.
+// with the generic JSON and key=value readers and the generic reading of
+// any text (generic/generic-text.ts).
 import { cef } from './formats/cef.js';
-import { deviceFormats } from './devices/index.js';
+import { deviceCatalogue, deviceFormats } from './devices/index.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { leef } from './formats/leef.js';
 import { plainText } from './formats/plain-text.js';
+import { genericText } from './generic/generic-text.js';
 import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
 import { suricataEve } from './formats/suricata-eve.js';
@@ -19,7 +21,7 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -31,12 +33,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   pam: [syslogAuth],
   sudo: [syslogAuth],
   secure: [syslogAuth],
-  syslog: [syslogAuth],
   firewall: [iptables, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
-  asa: [deviceFormats],
-  'cisco-asa': [deviceFormats],
   dns: [zeekDns, suricataEve],
   cef: [cef],
   leef: [leef],
@@ -68,7 +67,8 @@ function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRa
  */
 export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
-  const preferred = BY_SOURCE[ctx.source.toLowerCase()] ?? [];
+  const source = ctx.source.toLowerCase();
+  const preferred = BY_SOURCE[source] ?? (deviceCatalogue().namesDevice(source) ? [deviceFormats] : []);
   const tried = new Set<FormatParser>();
   for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
     if (tried.has(parser)) continue;

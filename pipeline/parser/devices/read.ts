@@ -44,20 +44,34 @@ function inZone(timestamp: string | undefined, zone: string | undefined, ctx: Pa
   return new Date(Date.parse(timestamp) + (assumed - minutes) * 60_000).toISOString();
 }
 
-/** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
-export function headerFields(prefix: string, ctx: ParseContext): EventFields {
+/**
+ * The syslog header before a device's payload, as ECS fields; null when the
+ * prefix holds more than a header. A payload starts right after the header
+ * (or a relay's second header): a marker further into a message is text that
+ * someone wrote, such as a user name an attacker chose ("Failed password for
+ * %ASA-6-106023: Deny tcp src outside:9.9.9.9 ..."), never a device's log.
+ */
+export function headerFields(prefix: string, ctx: ParseContext): EventFields | null {
   const text = prefix.trim();
   if (text === '') return {};
+  const pri = /^<(\d{1,3})>:?$/.exec(text);
+  if (pri) return { 'log.syslog.priority': Number(pri[1]) };
   const tail = text.length > DEVICE_TIME_REACH ? text.slice(-DEVICE_TIME_REACH) : text;
   const device = DEVICE_TIME.exec(tail);
   // A short word after the time that names no zone is a host ("Mar 12 08:23:00 fw:").
-  if (device && (device[2] === undefined || zoneMinutes(device[2]) !== undefined)) return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
+  if (device && (device[2] === undefined || zoneMinutes(device[2]) !== undefined)) {
+    return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
+  }
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
   const header = parseSyslogHeader(`${text} -`, ctx);
-  if (!header) return priorityOnly(text);
-  // After an ISO time the header parser takes a lone word for the message's first; before a payload it is the host.
-  const rest = header.message.slice(0, -2);
-  if (!header.hostname && !header.program && rest !== '' && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
+  if (!header) return null;
+  // What the header parser left before the stand-in: nothing, a lone host (after an ISO time it takes a lone
+  // word for the message's first), or a relay's second header.
+  const rest = header.message.slice(0, -2).trim();
+  if (rest !== '') {
+    if (!header.hostname && !header.program && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
+    else if (!headerFields(rest, ctx)) return null;
+  }
   if (header.hostname && !header.program && zoneMinutes(header.hostname.replace(/:$/, '')) !== undefined) {
     header.timestamp = inZone(header.timestamp, header.hostname.replace(/:$/, ''), ctx);
     header.hostname = undefined;
@@ -67,35 +81,34 @@ export function headerFields(prefix: string, ctx: ParseContext): EventFields {
   return fields;
 }
 
-function priorityOnly(text: string): EventFields {
-  const pri = /^<(\d{1,3})>/.exec(text);
-  return pri ? { 'log.syslog.priority': Number(pri[1]) } : {};
-}
+/** What may precede a device's clock without a relay header: "<pri>", sequence numbers and the device's name, each ending in a colon. */
+const SEQUENCE_AND_HOST = /^(?:<(\d{1,3})>)?:?\s*(?:[\w./-]{1,64}:\s*){0,4}$/;
 
 /**
  * A header that ends with the device's clock: that time (in the zone it names) is the
- * event's. Before it: a relay's syslog header, or "<pri>", sequence numbers ("000123:")
- * and the device's name ("router1:") each followed by a colon.
+ * event's. Before it: nothing, "<pri>", sequence numbers ("000123:") and the device's
+ * name ("router1:"), or a relay's syslog header; anything else is no header (null).
  */
-function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseContext): EventFields {
-  const clock = parseSyslogHeader(`${device[1]} -`, ctx);
-  const fields: EventFields = {};
-  const relay = before === '' ? null : parseSyslogHeader(`${before.replace(/:$/, '').trim()} -`, ctx);
-  if (relay) {
-    Object.assign(fields, syslogFields(relay));
-    delete fields.message;
-    // What the relay's header took for a program is a sequence number or a node name.
-    delete fields['process.name'];
-    delete fields['process.pid'];
-  } else {
-    Object.assign(fields, priorityOnly(before));
+function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseContext): EventFields | null {
+  let fields: EventFields;
+  const pieces = SEQUENCE_AND_HOST.exec(before);
+  if (pieces) {
+    fields = pieces[1] === undefined ? {} : { 'log.syslog.priority': Number(pieces[1]) };
     const host = before
       .replace(/^<\d{1,3}>/, '')
       .split(':')
       .map((part) => part.trim())
-      .find((part) => part !== '' && !/^\d+$/.test(part));
-    if (host && /^[\w.-]+$/.test(host)) fields['host.hostname'] = host;
+      .find((part) => /^[A-Za-z][\w.-]*$/.test(part));
+    if (host) fields['host.hostname'] = host;
+  } else {
+    const relay = headerFields(before, ctx);
+    if (!relay) return null;
+    fields = relay;
+    // What the relay's header took for a program is a sequence number or a node name ("RP/0/RP0/CPU0").
+    delete fields['process.name'];
+    delete fields['process.pid'];
   }
+  const clock = parseSyslogHeader(`${device[1]} -`, ctx);
   const time = inZone(clock?.timestamp, device[2], ctx);
   if (time) fields['@timestamp'] = time;
   if (device[3]) fields['process.name'] = device[3];
@@ -148,14 +161,10 @@ function applySetters(setters: Setter[], record: DeviceRecord, fields: EventFiel
   }
 }
 
-/** Where the format's payload starts in `raw`, with the start pattern's match; null when it does not. */
-export function findStart(format: CompiledFormat, raw: string): RegExpExecArray | null {
-  return format.start.exec(raw);
-}
-
-/** The line as ECS fields by `format`, whose start pattern matched at `start`. */
-export function readWithFormat(format: CompiledFormat, raw: string, start: RegExpExecArray, ctx: ParseContext): EventFields {
+/** The line as ECS fields by `format`, whose start pattern matched at `start`; null when what precedes it is no header. */
+export function readWithFormat(format: CompiledFormat, raw: string, start: RegExpExecArray, ctx: ParseContext): EventFields | null {
   const fields = headerFields(raw.slice(0, start.index), ctx);
+  if (!fields) return null;
   const payload = raw.slice(start.index + start[0].length).trimEnd();
   const record = Object.create(null) as DeviceRecord;
   for (const [key, value] of Object.entries(start.groups ?? {})) if (value !== undefined) record[key] = value;
@@ -171,6 +180,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
   else record.message = payload;
+  if (!holds(format.require, record)) return null;
 
   let messageSet: Setter[] | undefined;
   for (const message of format.messages) {
