@@ -30,10 +30,11 @@ function zoneMinutes(text: string): number | undefined {
 
 /**
  * The device's own clock at the end of a header, written after the relay's header or a
- * sequence number (Cisco IOS, NX-OS, ASA): "[*]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" and an
- * optional "process[pid]:". Only the header's last characters are looked at.
+ * sequence number (Cisco IOS, NX-OS, ASA): "[*]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" (or a
+ * "Z" glued to the time), or an RFC 3339 time and a colon, and an optional "process[pid]:". Only the header's last characters
+ * are looked at. Groups: time, "Z", zone, process, pid.
  */
-const DEVICE_TIME = /(?:^|[\s:>])[*.]?([A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(?: ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?))?:(?: ([\w.-]+)\[(\d+)\]:)?$/;
+const DEVICE_TIME = /(?<=^|[\s:>])[*.]?([A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?(?=:))(?:(Z):?| ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?):|:)(?: ([\w.-]+)\[(\d+)\]:)?$/;
 const DEVICE_TIME_REACH = 96;
 
 /** A time in ctx.timezone moved to the zone the device named. */
@@ -54,12 +55,12 @@ function inZone(timestamp: string | undefined, zone: string | undefined, ctx: Pa
 export function headerFields(prefix: string, ctx: ParseContext): EventFields | null {
   const text = prefix.trim();
   if (text === '') return {};
-  const pri = /^<(\d{1,3})>:?$/.exec(text);
-  if (pri) return { 'log.syslog.priority': Number(pri[1]) };
+  // "<189>", "<189>123: router1:", "000123:": a priority, sequence numbers and the device's name.
+  if (SEQUENCE_AND_HOST.test(text)) return sequenceAndHostFields(text);
   const tail = text.length > DEVICE_TIME_REACH ? text.slice(-DEVICE_TIME_REACH) : text;
   const device = DEVICE_TIME.exec(tail);
   // A short word after the time that names no zone is a host ("Mar 12 08:23:00 fw:").
-  if (device && (device[2] === undefined || zoneMinutes(device[2]) !== undefined)) {
+  if (device && (device[3] === undefined || zoneMinutes(device[3]) !== undefined)) {
     return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
   }
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
@@ -81,8 +82,21 @@ export function headerFields(prefix: string, ctx: ParseContext): EventFields | n
   return fields;
 }
 
-/** What may precede a device's clock without a relay header: "<pri>", sequence numbers and the device's name, each ending in a colon. */
-const SEQUENCE_AND_HOST = /^(?:<(\d{1,3})>)?:?\s*(?:[\w./-]{1,64}:\s*){0,4}$/;
+/** A header of "<pri>", sequence numbers and the device's name, each ending in a colon (Cisco IOS without a clock, or before one). */
+const SEQUENCE_AND_HOST = /^(?:<\d{1,3}>)?[:\s]*(?:[\w./-]{1,64}:\s*){0,4}$/;
+
+function sequenceAndHostFields(text: string): EventFields {
+  const fields: EventFields = {};
+  const pri = /^<(\d{1,3})>/.exec(text);
+  if (pri) fields['log.syslog.priority'] = Number(pri[1]);
+  const host = text
+    .replace(/^<\d{1,3}>/, '')
+    .split(':')
+    .map((part) => part.trim())
+    .find((part) => /^[A-Za-z][\w.-]*$/.test(part));
+  if (host) fields['host.hostname'] = host;
+  return fields;
+}
 
 /**
  * A header that ends with the device's clock: that time (in the zone it names) is the
@@ -90,29 +104,16 @@ const SEQUENCE_AND_HOST = /^(?:<(\d{1,3})>)?:?\s*(?:[\w./-]{1,64}:\s*){0,4}$/;
  * name ("router1:"), or a relay's syslog header; anything else is no header (null).
  */
 function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseContext): EventFields | null {
-  let fields: EventFields;
-  const pieces = SEQUENCE_AND_HOST.exec(before);
-  if (pieces) {
-    fields = pieces[1] === undefined ? {} : { 'log.syslog.priority': Number(pieces[1]) };
-    const host = before
-      .replace(/^<\d{1,3}>/, '')
-      .split(':')
-      .map((part) => part.trim())
-      .find((part) => /^[A-Za-z][\w.-]*$/.test(part));
-    if (host) fields['host.hostname'] = host;
-  } else {
-    const relay = headerFields(before, ctx);
-    if (!relay) return null;
-    fields = relay;
-    // What the relay's header took for a program is a sequence number or a node name ("RP/0/RP0/CPU0").
-    delete fields['process.name'];
-    delete fields['process.pid'];
-  }
+  const fields = headerFields(before, ctx);
+  if (!fields) return null;
+  // What a relay's header took for a program is a sequence number or a node name ("RP/0/RP0/CPU0").
+  delete fields['process.name'];
+  delete fields['process.pid'];
   const clock = parseSyslogHeader(`${device[1]} -`, ctx);
-  const time = inZone(clock?.timestamp, device[2], ctx);
+  const time = inZone(clock?.timestamp, device[3] ?? device[2], ctx);
   if (time) fields['@timestamp'] = time;
-  if (device[3]) fields['process.name'] = device[3];
-  if (device[4]) fields['process.pid'] = Number(device[4]);
+  if (device[4]) fields['process.name'] = device[4];
+  if (device[5]) fields['process.pid'] = Number(device[5]);
   return fields;
 }
 
