@@ -30,11 +30,11 @@ function zoneMinutes(text: string): number | undefined {
 
 /**
  * The device's own clock at the end of a header, written after the relay's header or a
- * sequence number (Cisco IOS, NX-OS, ASA): "[*]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" (or a
+ * sequence number (Cisco IOS, NX-OS, ASA): "[*][yyyy ]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" (or a
  * "Z" glued to the time), or an RFC 3339 time and a colon, and an optional "process[pid]:". Only the header's last characters
  * are looked at. Groups: time, "Z", zone, process, pid.
  */
-const DEVICE_TIME = /(?<=^|[\s:>])[*.]?([A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?(?=:))(?:(Z):?| ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?):|:)(?: ([\w.-]+)\[(\d+)\]:)?$/;
+const DEVICE_TIME = /(?<=^|[\s:>])[*.]?((?:\d{4} )?[A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?(?=:))(?:(Z):?| ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?):|:)(?: ([\w.-]+)\[(\d+)\]:)?$/;
 const DEVICE_TIME_REACH = 96;
 
 /** A time in ctx.timezone moved to the zone the device named. */
@@ -109,7 +109,9 @@ function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseCo
   // What a relay's header took for a program is a sequence number or a node name ("RP/0/RP0/CPU0").
   delete fields['process.name'];
   delete fields['process.pid'];
-  const clock = parseSyslogHeader(`${device[1]} -`, ctx);
+  // NX-OS puts the year first ("2024 Jan  6 20:52:12"); the header parser reads it after the day.
+  const written = device[1]!.replace(/^(\d{4}) ([A-Z][a-z]{2} +\d{1,2})/, '$2 $1');
+  const clock = parseSyslogHeader(`${written} -`, ctx);
   const time = inZone(clock?.timestamp, device[3] ?? device[2], ctx);
   if (time) fields['@timestamp'] = time;
   if (device[4]) fields['process.name'] = device[4];

@@ -6,7 +6,9 @@
 // compiled once, when the catalogue is first used.
 //
 // A file names a vendor and lists its formats. A format says:
-//   markers  literals, one of which every line of the format contains (a cheap first test)
+//   markers  literals, one of which every line of the format contains (a cheap first test);
+//            a format without markers (its lines have no literal of their own) is tried
+//            only for artifacts whose source names the vendor
 //   start    a regular expression that finds where the format's payload starts in the line;
 //            what comes before it is a syslog header (time, host, priority); its named
 //            captures go into the record
@@ -99,7 +101,7 @@ const CsvVariant = z.strictObject({
 const FormatSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
   observer: Observer.optional(),
-  markers: z.array(z.string().min(2)).min(1),
+  markers: z.array(z.string().min(2)).default([]),
   start: z.string().min(1),
   layout: z.enum(['kv', 'csv', 'text']),
   /** Conditions the record must meet for the format to claim the line (keys every line of it has). */
@@ -179,6 +181,8 @@ export interface CompiledRule {
 
 export interface CompiledFormat {
   vendor: string;
+  /** The vendor's artifact sources (lower case): a format without markers reads only their lines. */
+  sources: ReadonlySet<string>;
   name: string;
   file: string;
   observer?: z.infer<typeof Observer>;
@@ -301,6 +305,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
   const byKey = new Map([...fieldMappings(vendor.fields), ...fieldMappings(format.fields)]);
   return {
     vendor: vendor.vendor,
+    sources: new Set(vendor.sources.map((source) => source.toLowerCase())),
     name: format.name,
     file,
     observer: format.observer ?? vendor.observer,

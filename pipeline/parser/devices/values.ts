@@ -31,6 +31,8 @@ export const VALUE_KINDS = [
   'duration',
   /** A duration that ended when the event was logged: event.duration, and event.start/end from @timestamp. */
   'duration_ended',
+  /** A MAC address in any usual form ("001e.0b80.13b5", "00:1e:0b:80:13:b5"): ECS's "00-1E-0B-80-13-B5". */
+  'mac',
   /** A URL: url.original, and url.domain, url.path, url.query when it parses. */
   'url',
   /** A time in any form the device writes: ISO 8601 UTC. */
@@ -144,6 +146,13 @@ function durationSeconds(text: string): number | undefined {
   return parts.reduce((total, part) => total * 60 + Number(part), 0);
 }
 
+/** ECS's MAC form (upper-case hex pairs joined by "-"), or undefined for what is no MAC address. */
+function macValue(text: string): string | undefined {
+  const hex = text.replace(/[.:-]/g, '');
+  if (!/^[0-9A-Fa-f]{12}$/.test(hex) || !/^(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}$|^(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{12}$/.test(text)) return undefined;
+  return hex.toUpperCase().match(/../g)!.join('-');
+}
+
 function setUrl(fields: EventFields, value: string): void {
   fields['url.original'] = value;
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
@@ -210,6 +219,11 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
     }
     case 'url':
       return setUrl(fields, text);
+    case 'mac': {
+      const mac = macValue(text);
+      if (mac) fields[field] = mac;
+      return;
+    }
     case 'time': {
       const time = timeValue(text, ctx);
       if (time) fields[field] = time;
