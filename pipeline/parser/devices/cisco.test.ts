@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
+import { deviceCatalogue } from './index.js';
 import type { EventFields, ParseContext } from '../types.js';
 
 const FIXTURE = fs.readFileSync(new URL('../../../test/fixtures/parser/cisco-asa.log', import.meta.url), 'utf8').split('\n').filter(Boolean);
@@ -374,5 +375,69 @@ describe('Cisco ASA: the other message families, one line each', () => {
   it('does not give GRE or ICMP connections ports', () => {
     expect(parse(line('%ASA-6-302017'))).not.toHaveProperty('destination.port');
     expect(parse(line('%ASA-6-302018'))).not.toHaveProperty('source.port');
+  });
+});
+
+describe('Cisco formats: bare, behind headers, and never from inside a message', () => {
+  const payloads: [string, string, EventFields][] = [
+    ['asa', '%ASA-4-106023: Deny tcp src outside:198.51.100.9/40000 dst inside:10.0.0.9/22 by access-group "outside_in" [0x0, 0x0]', { 'source.ip': '198.51.100.9', 'event.outcome': 'failure' }],
+    ['asa', '%ASA-session-5-106100: access-list in permitted udp inside/10.0.0.9(5353) -> outside/198.51.100.9(53) hit-cnt 1 first hit [0x0, 0x0]', { 'destination.port': 53, 'event.outcome': 'success' }],
+    ['asa', '%ASA-6-302013 Built inbound TCP connection 7 for outside:198.51.100.9/40000 (198.51.100.9/40000) to inside:10.0.0.9/22 (10.0.0.9/22)', { 'source.ip': '198.51.100.9', 'event.type': ['connection', 'start'] }],
+    ['ios', '%SEC-6-IPACCESSLOGP: list 101 denied tcp 198.51.100.9(40000) -> 10.0.0.9(22), 1 packet', { 'source.ip': '198.51.100.9', 'event.action': 'deny' }],
+    ['ios', '%SEC_LOGIN-4-LOGIN_FAILED: Login failed [user: root] [Source: 198.51.100.9] [localport: 22] [Reason: Login Authentication Failed] at 10:00:00 UTC Mon Mar 2 2026', { 'user.name': 'root', 'event.outcome': 'failure' }],
+  ];
+  const headers = ['', '<166>', 'Mar 12 2024 08:15:01 fw-1 : ', '<166>Mar 12 08:15:01 fw-1 %ASA: ', '2024-03-12T08:15:01Z fw-1 ', '<189>123: fw-1: *Mar 12 08:15:01.483 UTC: ', '000123: Mar 12 08:15:01.483: '];
+
+  it.each(payloads)('reads %s bare and behind each header', (format, payload, expected) => {
+    for (const header of headers.filter((h) => !h.includes('%ASA:'))) {
+      const { fields } = parseRaw(header + payload, CTX);
+      expect(fields['cairn.decoder'], header).toBe(`cisco/${format}`);
+      expect(fields, header).toMatchObject(expected);
+    }
+  });
+
+  it('reads no tag a client wrote into another program\'s message', () => {
+    for (const payload of payloads.map(([, p]) => p)) {
+      const { fields } = parseRaw(`Nov 22 06:01:02 srv sshd[4242]: Invalid user ${payload} from 203.0.113.7 port 4242`, CTX);
+      expect(fields['cairn.decoder'] ?? '', payload).not.toMatch(/^cisco\//);
+    }
+  });
+
+  it('reads IOS lines without a tag only when the source names a Cisco device', () => {
+    const line = '<191>55: edge-rtr: Mar  2 08:11:00.500 CET: NTP Core (NOTICE): Clock is synchronized.';
+    expect(parseRaw(line, { ...CTX, source: 'cisco-ios' }).fields).toMatchObject({ 'cairn.decoder': 'cisco/ios-untagged', 'host.hostname': 'edge-rtr', '@timestamp': '2024-03-02T07:11:00.500Z', 'event.category': ['network'] });
+    expect(deviceCatalogue().parse(line, { ...CTX, source: 'syslog' })).toBeNull();
+  });
+});
+
+describe('Cisco formats on hostile 100 KB lines', () => {
+  const catalogue = fs.readFileSync(new URL('./catalogue/cisco.yaml', import.meta.url), 'utf8');
+  const ids = [...new Set([...catalogue.matchAll(/'(\d{6})'/g)].map((m) => m[1]!))];
+  const bodies = ['a'.repeat(100_000), 'a:b/1 (c) to '.repeat(8000), 'Group <a> User <b> IP <c> '.repeat(4000), '1.2.3.4/5 '.repeat(10_000), '(x, '.repeat(25_000), `${' '.repeat(100_000)}x`, 'A '.repeat(50_000), 'reason = a : '.repeat(8000)];
+  const others = [
+    `%SEC-6-IPACCESSLOGP: list 1 denied tcp ${'1.1.1.1(1) '.repeat(9000)}`,
+    `<189>${'1: '.repeat(30_000)}%SYS-5-CONFIG_I: x`,
+    `%FW-6-SESS_AUDIT_TRAIL: ${'(a)'.repeat(30_000)}`,
+    `%IOSXE-6-PLATFORM: ${'%'.repeat(100_000)}`,
+    `CISE_x 1 1 0 ${'a=b, '.repeat(20_000)}`,
+    `CISE_x 1 1 0 a${' b'.repeat(50_000)}=`,
+    `<134>1 1774000000.1 MX84 urls ${'request: '.repeat(10_000)}`,
+    `%FTD-1-430002: K${' '.repeat(100_000)}: v`,
+    `${'a'.repeat(100_000)} %ASA-6-302013: Built inbound TCP connection 1 for a:1.1.1.1/1 (1.1.1.1/1) to b:2.2.2.2/2 (2.2.2.2/2)`,
+    `${'1: '.repeat(30_000)}Mar 12 2024 08:21:00: %ASA-6-302013: x`,
+  ];
+
+  it('reads every message id and format in bounded time', () => {
+    const catalogueReader = deviceCatalogue();
+    catalogueReader.parse('%ASA-6-302010: 1 in use, 1 most used', CTX);
+    let worst = 0;
+    const start = performance.now();
+    for (const line of [...ids.flatMap((id) => bodies.map((body) => `%ASA-6-${id}: ${body}`)), ...others]) {
+      const t = performance.now();
+      catalogueReader.parse(line, CTX);
+      worst = Math.max(worst, performance.now() - t);
+    }
+    expect(worst).toBeLessThan(250);
+    expect(performance.now() - start).toBeLessThan(10_000);
   });
 });

@@ -55,14 +55,14 @@ function inZone(timestamp: string | undefined, zone: string | undefined, ctx: Pa
 export function headerFields(prefix: string, ctx: ParseContext): EventFields | null {
   const text = prefix.trim();
   if (text === '') return {};
-  // "<189>", "<189>123: router1:", "000123:": a priority, sequence numbers and the device's name.
-  if (SEQUENCE_AND_HOST.test(text)) return sequenceAndHostFields(text);
   const tail = text.length > DEVICE_TIME_REACH ? text.slice(-DEVICE_TIME_REACH) : text;
   const device = DEVICE_TIME.exec(tail);
   // A short word after the time that names no zone is a host ("Mar 12 08:23:00 fw:").
   if (device && (device[3] === undefined || zoneMinutes(device[3]) !== undefined)) {
     return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
   }
+  // "<189>", "<189>123: router1:", "000123:": a priority, sequence numbers and the device's name.
+  if (SEQUENCE_AND_HOST.test(text)) return sequenceAndHostFields(text);
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
   const header = parseSyslogHeader(`${text} -`, ctx);
   if (!header) return null;
