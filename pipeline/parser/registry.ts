@@ -10,6 +10,7 @@ import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { leef } from './formats/leef.js';
+import { linuxAudit } from './formats/linux-audit.js';
 import { plainText } from './formats/plain-text.js';
 import { genericText } from './generic/generic-text.js';
 import { webAccess } from './formats/web-access.js';
@@ -21,7 +22,7 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, linuxAudit, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -48,6 +49,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   'web-access': [webAccess],
   'web-error': [webError],
   zeek: [zeekDns],
+  auditd: [linuxAudit],
+  audit: [linuxAudit],
+  'linux-audit': [linuxAudit],
 });
 
 export interface ParsedRaw {
@@ -61,25 +65,48 @@ function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRa
 }
 
 /**
+ * Readers that take any line of their envelope (a syslog header, JSON,
+ * key=value pairs, a time stamp) whether or not they understand its message.
+ * What they give without event.category is kept only when no specific format
+ * reads the line: a Cisco, audit or vendor line sent with the source "auth"
+ * still reaches its format.
+ */
+const ENVELOPE_READERS: ReadonlySet<FormatParser> = new Set([syslogAuth, genericJson, plainText, keyValue, genericText]);
+
+/**
  * Parses one raw artifact, or throws ParseFailure saying why it could not.
  * A parser that recognises its format but finds it broken throws, and that
  * ends the attempt: a damaged EVE line is a failure to report, not generic JSON.
+ * The source's own formats come first, then formats detected by content (only
+ * when needed: most lines stop at their source's format).
  */
 export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
   const source = ctx.source.toLowerCase();
   const preferred = BY_SOURCE[source] ?? (deviceCatalogue().namesDevice(source) ? [deviceFormats] : []);
-  const tried = new Set<FormatParser>();
-  for (const parser of [...preferred, ...PARSERS.filter((p) => p.detect(raw))]) {
-    if (tried.has(parser)) continue;
-    tried.add(parser);
-    let parsed: ParsedRaw | null;
-    try {
-      parsed = attempt(parser, raw, ctx);
-    } catch (err) {
-      throw new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
-    }
-    if (parsed) return parsed;
+  let unread: ParsedRaw | null = null;
+  for (const parser of preferred) {
+    const parsed = tryParser(parser, raw, ctx);
+    if (!parsed) continue;
+    if (!ENVELOPE_READERS.has(parser) || parsed.fields['event.category'] !== undefined) return parsed;
+    unread ??= parsed;
   }
+  for (const parser of PARSERS) {
+    // Once an envelope reader took the line, only a specific format can add to it.
+    if (preferred.includes(parser) || (unread && ENVELOPE_READERS.has(parser)) || !parser.detect(raw)) continue;
+    const parsed = tryParser(parser, raw, ctx);
+    if (!parsed) continue;
+    if (!ENVELOPE_READERS.has(parser) || parsed.fields['event.category'] !== undefined) return parsed;
+    unread ??= parsed;
+  }
+  if (unread) return unread;
   throw new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
+}
+
+function tryParser(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRaw | null {
+  try {
+    return attempt(parser, raw, ctx);
+  } catch (err) {
+    throw new ParseFailure(`${parser.name}: ${(err as Error).message}`, parser.name);
+  }
 }
