@@ -5,7 +5,6 @@
 // any text (generic/generic-text.ts).
 import { cef } from './formats/cef.js';
 import { deviceCatalogue, deviceFormats } from './devices/index.js';
-import { ciscoAsa } from './formats/cisco-asa.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
@@ -25,7 +24,7 @@ import { lookupTable } from '../../lib/lookup-table.js';
 
 // Device formats come before the generic JSON-auth and CEF/LEEF readers: a vendor's JSON or CEF form
 // (Zscaler NSS, F5 telemetry, Citrix App Firewall) has a format of its own that knows its keys.
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, ciscoAsa, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -37,11 +36,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   pam: [syslogAuth],
   sudo: [syslogAuth],
   secure: [syslogAuth],
-  firewall: [iptables, ciscoAsa, deviceFormats, cef, leef],
+  firewall: [iptables, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
-  asa: [ciscoAsa],
-  'cisco-asa': [ciscoAsa],
   dns: [zeekDns, suricataEve],
   cef: [deviceFormats, cef],
   leef: [deviceFormats, leef],

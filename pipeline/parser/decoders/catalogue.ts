@@ -29,6 +29,9 @@ const MACROS: Record<string, { pattern: string; capture?: string }> = {
   NUMBER: { pattern: '\\d+' },
 };
 
+/** The macro names, which other pattern languages built on this one must not redefine. */
+export const MACRO_NAMES: readonly string[] = Object.keys(MACROS);
+
 const FieldTemplate = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
 const DecoderSpec = z.strictObject({

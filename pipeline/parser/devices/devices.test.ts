@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
 import { DeviceCatalogue } from './index.js';
+import { headerFields } from './read.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
@@ -168,5 +169,120 @@ tests: [{ line: 'TXT x', expect: {} }]
     expect(endpoint).toMatchObject({ 'destination.ip': '192.0.2.4', 'destination.interface.name': 'X1' });
     expect(endpoint?.['destination.port']).toBeUndefined();
     expect(read('TXT x host=www.example.com path=/a/b?c=d')).toMatchObject({ 'url.original': 'http://www.example.com/a/b?c=d', 'url.domain': 'www.example.com', 'url.path': '/a/b', 'url.query': 'c=d' });
+  });
+});
+
+describe('device engine features, on a vendor file of their own', () => {
+  const yaml = String.raw`
+vendor: acme
+description: a vendor file that uses each engine feature once
+sources: [acme]
+patterns:
+  SIDE: '(?<iface>[^:]+):(?<addr>[^\s/]+)/(?<port>\d+)(?:\((?<who>[^)]*)\))?'
+formats:
+  - name: pairs
+    markers: ['ACME-KV ']
+    start: 'ACME-KV '
+    layout: kv
+    kv: { assign: ': ', separator: ',' }
+    fields:
+      Source IP: [source.ip, acme.source]
+      Zone: observer.ingress.zone
+    rules:
+      - set: { event.category: [network], event.type: [info] }
+  - name: text
+    markers: ['ACME-TXT ']
+    start: 'ACME-TXT '
+    layout: text
+    messages:
+      - name: flow
+        match: '^flow {SIDE:src} -> {SIDE:dst} took (?<took>\S+)(?: mac (?<mac>\S+))?'
+        set: &flow { event.category: [network], event.type: [connection, end] }
+      - name: other
+        match: '^other'
+        set: { <<: *flow, event.type: [info] }
+    fields:
+      src_addr: source.ip
+      src_port: source.port
+      src_who: { to: source, as: user_or_host }
+      dst_addr: { to: destination.ip, as: ip }
+      dst_who: { to: destination, as: user_or_host }
+      took: { to: event.duration, as: duration_ended }
+      mac: { to: source.mac, as: mac }
+  - name: bare
+    start: '^(?=ACME )'
+    layout: text
+    messages:
+      - name: any
+        match: '^ACME (?<word>\w+)'
+    rules:
+      - set: { event.category: [host], event.type: [info] }
+tests: [{ line: 'ACME-TXT other', expect: {} }]
+`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-devices-'));
+  fs.writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+  const catalogue = new DeviceCatalogue(loadVendors(dir));
+  const read = (line: string, source = 'syslog') => catalogue.parse(line, { source, receivedAt: RECEIVED });
+
+  it('puts named pattern pieces in with their captures renamed per use, and reads the value kinds', () => {
+    const fields = read('Mar  1 18:48:50 fw1 ACME-TXT flow in side:10.0.0.1/4000(CORP\\ann) -> out:198.51.100.9/443(www.example.com) took 1h:02m:03s mac 001e.0b80.13b5');
+    expect(fields).toMatchObject({
+      'source.ip': '10.0.0.1',
+      'source.port': 4000,
+      'source.user.name': 'ann',
+      'source.user.domain': 'CORP',
+      'destination.ip': '198.51.100.9',
+      'destination.domain': 'www.example.com',
+      'source.mac': '00-1E-0B-80-13-B5',
+      'event.duration': 3723e9,
+      'event.end': '2026-03-01T18:48:50.000Z',
+      'event.start': '2026-03-01T17:46:47.000Z',
+    });
+    expect(fields).not.toHaveProperty('destination.user.name');
+    // An address in the identity's place names no one; a name that is no IP is no destination.ip.
+    expect(read('ACME-TXT flow a:10.0.0.1/1(10.0.0.7) -> b:pool-a/2')).not.toHaveProperty('source.user.name');
+    expect(read('ACME-TXT flow a:10.0.0.1/1 -> b:pool-a/2')).not.toHaveProperty('destination.domain');
+  });
+
+  it('shares a set through a YAML merge key', () => {
+    expect(read('ACME-TXT other')).toMatchObject({ 'event.category': ['network'], 'event.type': ['info'] });
+  });
+
+  it('reads comma-separated pairs whose keys hold spaces and whose values run to the separator, into several fields', () => {
+    expect(read('ACME-KV Zone: Outside Zone, Source IP: 192.0.2.5 ,Other: x')).toMatchObject({ 'observer.ingress.zone': 'Outside Zone', 'source.ip': '192.0.2.5', 'acme.source': '192.0.2.5' });
+  });
+
+  it('tries a format without markers only for its vendor sources', () => {
+    expect(read('ACME hello')).toBeNull();
+    expect(read('ACME hello', 'acme')?.['cairn.decoder']).toBe('acme/bare');
+  });
+
+  it('refuses a pattern piece that would shadow a catalogue macro', () => {
+    const shadow = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-devices-'));
+    fs.writeFileSync(path.join(shadow, 'x.yaml'), yaml.replace('  SIDE:', '  IP:'));
+    expect(() => loadVendors(shadow)).toThrow(/\{IP\} is a catalogue macro/);
+  });
+});
+
+describe('device headers', () => {
+  const ctx = { source: 'x', receivedAt: RECEIVED };
+  it.each([
+    ['<189>123: router1: *Mar  1 18:48:50.483 UTC: ', { '@timestamp': '2026-03-01T18:48:50.483Z', 'host.hostname': 'router1', 'log.syslog.priority': 189 }],
+    ['000123: Mar  1 18:48:50.483: ', { '@timestamp': '2026-03-01T18:48:50.483Z' }],
+    ['<189>387448: host-01: May 6 16:13:09.123 UTC+1: ', { '@timestamp': '2026-05-06T15:13:09.123Z', 'host.hostname': 'host-01' }],
+    ['<190>3352436: 3352457: Aug 12 2023 12:14:24.412 mdt: ', { '@timestamp': '2023-08-12T18:14:24.412Z' }],
+    ['<189>: 2024 Jan  6 20:52:12 UTC: ', { '@timestamp': '2024-01-06T20:52:12.000Z' }],
+    ['<166>2024-06-26T01:35:42Z: ', { '@timestamp': '2024-06-26T01:35:42.000Z' }],
+    ['<166>May 01 2026 09:24:32Z  ', { '@timestamp': '2026-05-01T09:24:32.000Z' }],
+    ['Sep 25 15:47:07 relay.example.com : Sep 25 15:47:07 EDT: ', { '@timestamp': '2026-09-25T19:47:07.000Z', 'host.hostname': 'relay.example.com' }],
+    ['<190>Oct 7 07:19:44 edge-mgmt RP/0/RP0/CPU0:Oct 7 07:19:43.630 UTC: ipv4_acl_mgr[310]: ', { '@timestamp': '2026-10-07T07:19:43.630Z', 'host.hostname': 'edge-mgmt', 'process.name': 'ipv4_acl_mgr', 'process.pid': 310 }],
+    ['<166>:: ', { 'log.syslog.priority': 166 }],
+  ])('reads %s', (prefix, expected) => {
+    expect(headerFields(prefix, ctx)).toMatchObject(expected);
+  });
+
+  it('takes a short word after the time that names no zone for a host, and text before a clock for no header', () => {
+    expect(headerFields('Mar 12 08:23:00 fw:', ctx)).toMatchObject({ 'host.hostname': 'fw' });
+    expect(headerFields('Nov 22 06:01:02 srv sshd[4242]: Failed password for Mar 12 2024 08:21:00:', ctx)).toBeNull();
   });
 });

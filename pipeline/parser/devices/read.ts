@@ -13,8 +13,39 @@ import { fillTemplate, isNothing, setValue, timeValue } from './values.js';
 /** The vendor's keys and values, and the message patterns' captures. Prototype-free: keys come from input. */
 export type DeviceRecord = Record<string, string>;
 
-/** Zone abbreviations devices print after a header's time ("Apr 15 2014 09:34:34 EDT:"), which syslog reads as a host. */
-const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
+/** Zone abbreviations devices print after a time ("Apr 15 2014 09:34:34 EDT:"), in minutes east of UTC; case is ignored. */
+const ZONES = lookupTable<number>({
+  utc: 0, gmt: 0, z: 0, wet: 0, west: 60, bst: 60, cet: 60, cest: 120, met: 60, mest: 120, eet: 120, eest: 180, msk: 180,
+  est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420, akst: -540, akdt: -480, hst: -600,
+  sgt: 480, hkt: 480, jst: 540, kst: 540, aest: 600, aedt: 660, nzst: 720, nzdt: 780,
+});
+
+/** A zone as devices write it: an abbreviation, or UTC/GMT with an offset ("UTC+1", "UTC+07:30", "GMT-5"). */
+function zoneMinutes(text: string): number | undefined {
+  const named = ZONES[text.toLowerCase()];
+  if (named !== undefined) return named;
+  const m = /^(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(text);
+  if (!m) return undefined;
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
+/**
+ * The device's own clock at the end of a header, written after the relay's header or a
+ * sequence number (Cisco IOS, NX-OS, ASA): "[*][yyyy ]Mmm dd [yyyy] hh:mm:ss[.ms][ zone]:" (or a
+ * "Z" glued to the time), or an RFC 3339 time and a colon, and an optional "process[pid]:". Only the header's last characters
+ * are looked at. Groups: time, "Z", zone, process, pid.
+ */
+const DEVICE_TIME = /(?<=^|[\s:>])[*.]?((?:\d{4} )?[A-Z][a-z]{2} +\d{1,2}(?: \d{4})? \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?(?=:))(?:(Z):?| ([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?):|:)(?: ([\w.-]+)\[(\d+)\]:)?$/;
+const DEVICE_TIME_REACH = 96;
+
+/** A time in ctx.timezone moved to the zone the device named. */
+function inZone(timestamp: string | undefined, zone: string | undefined, ctx: ParseContext): string | undefined {
+  const minutes = zone === undefined ? undefined : zoneMinutes(zone);
+  if (timestamp === undefined || minutes === undefined) return timestamp;
+  const assumed = offsetMinutes(ctx.timezone) ?? 0;
+  return new Date(Date.parse(timestamp) + (assumed - minutes) * 60_000).toISOString();
+}
 
 /**
  * The syslog header before a device's payload, as ECS fields; null when the
@@ -26,8 +57,14 @@ const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -
 export function headerFields(prefix: string, ctx: ParseContext): EventFields | null {
   const text = prefix.trim();
   if (text === '') return {};
-  const pri = /^<(\d{1,3})>:?$/.exec(text);
-  if (pri) return { 'log.syslog.priority': Number(pri[1]) };
+  const tail = text.length > DEVICE_TIME_REACH ? text.slice(-DEVICE_TIME_REACH) : text;
+  const device = DEVICE_TIME.exec(tail);
+  // A short word after the time that names no zone is a host ("Mar 12 08:23:00 fw:").
+  if (device && (device[3] === undefined || zoneMinutes(device[3]) !== undefined)) {
+    return deviceClockFields(text.slice(0, text.length - tail.length + device.index).trim(), device, ctx);
+  }
+  // "<189>", "<189>123: router1:", "000123:": a priority, sequence numbers and the device's name.
+  if (SEQUENCE_AND_HOST.test(text)) return sequenceAndHostFields(text);
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
   const header = parseSyslogHeader(`${text} -`, ctx);
   if (!header) return null;
@@ -38,14 +75,49 @@ export function headerFields(prefix: string, ctx: ParseContext): EventFields | n
     if (!header.hostname && !header.program && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
     else if (!headerFields(rest, ctx)) return null;
   }
-  const zone = header.hostname ? ZONES[header.hostname.replace(/:$/, '')] : undefined;
-  if (zone !== undefined && header.timestamp && !header.program) {
-    const assumed = offsetMinutes(ctx.timezone) ?? 0;
-    header.timestamp = new Date(Date.parse(header.timestamp) + (assumed - zone) * 60_000).toISOString();
+  if (header.hostname && !header.program && zoneMinutes(header.hostname.replace(/:$/, '')) !== undefined) {
+    header.timestamp = inZone(header.timestamp, header.hostname.replace(/:$/, ''), ctx);
     header.hostname = undefined;
   }
   const fields: EventFields = syslogFields(header);
   delete fields.message;
+  return fields;
+}
+
+/** A header of "<pri>", sequence numbers and the device's name, each ending in a colon (Cisco IOS without a clock, or before one). */
+const SEQUENCE_AND_HOST = /^(?:<\d{1,3}>)?[:\s]*(?:[\w./-]{1,64}:\s*){0,4}$/;
+
+function sequenceAndHostFields(text: string): EventFields {
+  const fields: EventFields = {};
+  const pri = /^<(\d{1,3})>/.exec(text);
+  if (pri) fields['log.syslog.priority'] = Number(pri[1]);
+  const host = text
+    .replace(/^<\d{1,3}>/, '')
+    .split(':')
+    .map((part) => part.trim())
+    .find((part) => /^[A-Za-z][\w.-]*$/.test(part));
+  if (host) fields['host.hostname'] = host;
+  return fields;
+}
+
+/**
+ * A header that ends with the device's clock: that time (in the zone it names) is the
+ * event's. Before it: nothing, "<pri>", sequence numbers ("000123:") and the device's
+ * name ("router1:"), or a relay's syslog header; anything else is no header (null).
+ */
+function deviceClockFields(before: string, device: RegExpExecArray, ctx: ParseContext): EventFields | null {
+  const fields = headerFields(before, ctx);
+  if (!fields) return null;
+  // What a relay's header took for a program is a sequence number or a node name ("RP/0/RP0/CPU0").
+  delete fields['process.name'];
+  delete fields['process.pid'];
+  // NX-OS puts the year first ("2024 Jan  6 20:52:12"); the header parser reads it after the day.
+  const written = device[1]!.replace(/^(\d{4}) ([A-Z][a-z]{2} +\d{1,2})/, '$2 $1');
+  const clock = parseSyslogHeader(`${written} -`, ctx);
+  const time = inZone(clock?.timestamp, device[3] ?? device[2], ctx);
+  if (time) fields['@timestamp'] = time;
+  if (device[4]) fields['process.name'] = device[4];
+  if (device[5]) fields['process.pid'] = Number(device[5]);
   return fields;
 }
 
@@ -58,7 +130,7 @@ function unquote(value: string): string {
 function readKv(format: CompiledFormat, payload: string, record: DeviceRecord): void {
   for (const m of payload.matchAll(format.kvPair!)) {
     // The first of a repeated key wins: a later "src zone=" does not undo "src=".
-    if (record[m[1]!] === undefined) setOwn(record, m[1]!, unquote(m[2]!));
+    if (record[m[1]!] === undefined) setOwn(record, m[1]!, unquote(m[2]!.trim()));
   }
 }
 
@@ -132,6 +204,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   }
   if (fields['host.hostname'] !== undefined) fields['observer.hostname'] = fields['host.hostname'];
 
+  record['@payload'] = payload;
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
   else if (format.layout === 'json') {
@@ -155,6 +228,16 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     if (!message.continue) break;
   }
 
+  // The device's time first: values such as a duration that ended at it are placed against it.
+  if (format.time) {
+    const parts = format.time.from.map((key) => record[key]);
+    if (parts.every((p) => p !== undefined && !isNothing(p))) {
+      const zone = format.time.zone ? record[format.time.zone] : undefined;
+      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      if (time) fields['@timestamp'] = time;
+    }
+  }
+
   for (const mapping of format.fields) {
     const value = record[mapping.key];
     if (value === undefined) continue;
@@ -165,15 +248,6 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
       else fields[mapping.to] = mapped;
     } else {
       setValue(fields, mapping.to, mapping.kind, value, ctx);
-    }
-  }
-
-  if (format.time) {
-    const parts = format.time.from.map((key) => record[key]);
-    if (parts.every((p) => p !== undefined && !isNothing(p))) {
-      const zone = format.time.zone ? record[format.time.zone] : undefined;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
-      if (time) fields['@timestamp'] = time;
     }
   }
 
@@ -196,8 +270,7 @@ function finish(fields: EventFields): void {
   }
   const transport = fields['network.transport'];
   if (typeof transport === 'string' && PORTLESS.has(transport)) {
-    delete fields['source.port'];
-    delete fields['destination.port'];
+    for (const field of ['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port']) delete fields[field];
   }
   const ip = fields['source.ip'] ?? fields['destination.ip'];
   if (typeof ip === 'string' && fields['network.type'] === undefined) fields['network.type'] = ip.includes(':') ? 'ipv6' : 'ipv4';

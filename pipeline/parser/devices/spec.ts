@@ -6,7 +6,9 @@
 // compiled once, when the catalogue is first used.
 //
 // A file names a vendor and lists its formats. A format says:
-//   markers  literals, one of which every line of the format contains (a cheap first test)
+//   markers  literals, one of which every line of the format contains (a cheap first test);
+//            a format without markers (its lines have no literal of their own) is tried
+//            only for artifacts whose source names the vendor
 //   start    a regular expression that finds where the format's payload starts in the line;
 //            what comes before it is a syslog header (time, host, priority); its named
 //            captures go into the record
@@ -22,21 +24,27 @@
 //            cef   an ArcSight CEF extension (start captures the header's fields):
 //                  key=value pairs whose values run to the next key
 //   require  conditions the record must meet, or the line is not this format
-//   messages patterns tried in order on a record value (default `message`), each with a
-//            condition (`if`, e.g. a message id); the first that matches adds its named
-//            captures to the record and its `set` fields to the event (one marked
-//            `continue` lets the next messages be tried too)
-//   fields   record key -> ECS field (or a list of them), with the kind of value (address, port, transport...)
+//   messages patterns tried in order on a record value (default `message`; `@payload` is
+//            the whole payload whatever the layout), each with a condition (`if`, e.g. a
+//            message id); the first that matches adds its named captures to the record
+//            and its `set` fields to the event (one marked `continue` lets the next
+//            messages be tried too)
+//   fields   record key -> ECS field (or a list of them), with the kind of value (address,
+//            port, transport...)
 //   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
 //            every rule that holds applies, in order, so later rules refine earlier ones
 //   time     which record keys hold the device's own time
 // The vendor's `fields`, `rules`, `time` and `observer` apply to all its formats (a
 // format's own rules come after the vendor's, its fields override the vendor's).
+// The vendor's `patterns` are named pieces of message patterns: `{NAME}` puts a
+// piece in, `{NAME:p}` puts it in with its captures renamed p_<capture>, so one
+// piece ("interface:address/port") serves the source and the destination.
+// YAML merge keys (`<<: *anchor`) let messages share a `set`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { compilePattern } from '../decoders/catalogue.js';
+import { compilePattern, MACRO_NAMES } from '../decoders/catalogue.js';
 import { VALUE_KINDS, type ValueKind } from './values.js';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -51,19 +59,21 @@ const Condition = z.union([
 
 const When = z.record(z.string(), Condition);
 
-const FieldTarget = z.union([
+const OneTarget = z.union([
   z.string(),
   z.strictObject({
-    /** The ECS field (for `endpoint` and `identity`: the prefix, e.g. "source"). */
+    /** The ECS field (for `endpoint`, `identity` and `user_or_host`: the prefix, e.g. "source"). */
     to: z.string(),
     as: z.enum(VALUE_KINDS).optional(),
     /** A table from the vendor's value (case ignored) to the ECS value; values not in it are left out. */
     map: z.record(z.string(), Template).optional(),
   }),
 ]);
-
-/** One record key may feed several ECS fields (a message id is event.code and, through a table, event.action). */
-const FieldTargets = z.union([FieldTarget, z.array(FieldTarget).min(1)]);
+/**
+ * One ECS field, or several that take the same value: an ECS field and the vendor's own, or a
+ * message id that is event.code and, through a table, event.action.
+ */
+const FieldTarget = z.union([OneTarget, z.array(OneTarget).min(1)]);
 
 const MessageSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
@@ -103,7 +113,7 @@ const CsvVariant = z.strictObject({
 const FormatSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
   observer: Observer.optional(),
-  markers: z.array(z.string().min(2)).min(1),
+  markers: z.array(z.string().min(2)).default([]),
   start: z.string().min(1),
   layout: z.enum(['kv', 'csv', 'text', 'json', 'cef']),
   /** A text layout also reads the payload's key=value pairs (by the `kv` options). */
@@ -115,7 +125,7 @@ const FormatSpec = z.strictObject({
   kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
   csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
   messages: z.array(MessageSpec).default([]),
-  fields: z.record(z.string(), FieldTargets).default({}),
+  fields: z.record(z.string(), FieldTarget).default({}),
   rules: z.array(Rule).default([]),
   time: TimeSpec.optional(),
 });
@@ -134,7 +144,9 @@ const VendorSpec = z.strictObject({
   /** Artifact sources that name this vendor's devices (the registry tries device formats first for them). */
   sources: z.array(z.string()).default([]),
   observer: Observer.optional(),
-  fields: z.record(z.string(), FieldTargets).default({}),
+  /** Named pieces of message patterns (plain regular expressions), used as {NAME} or {NAME:prefix}. */
+  patterns: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'an upper-case name'), z.string().min(1)).default({}),
+  fields: z.record(z.string(), FieldTarget).default({}),
   rules: z.array(Rule).default([]),
   time: TimeSpec.optional(),
   formats: z.array(FormatSpec).min(1),
@@ -186,6 +198,8 @@ export interface CompiledRule {
 
 export interface CompiledFormat {
   vendor: string;
+  /** The vendor's artifact sources (lower case): a format without markers reads only their lines. */
+  sources: ReadonlySet<string>;
   name: string;
   file: string;
   observer?: z.infer<typeof Observer>;
@@ -260,14 +274,34 @@ function fieldMappings(fields: VendorSpec['fields']): FieldMapping[] {
   );
 }
 
+const QUOTED_VALUE = `"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'`;
+
 /**
- * The pair pattern of a kv layout: a key, the assign text, then a quoted value
- * or a bare one up to the separator. Between space-separated pairs a bare value
- * ends at a space; with another separator (tab, comma, pipe) it may hold spaces.
+ * The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one.
+ * Separated by spaces, keys are words and a bare value ends at a space. Separated by another
+ * character (",") a pair starts the payload or follows a separator, its key may hold spaces
+ * ("Device IP Address=") and its bare value runs to the next separator ("Outside Zone").
  */
 function kvPairRegex(assign: string, separator: string): RegExp {
-  const bare = separator === ' ' ? '[^\\s]*' : `[^${escapeRegex(separator)}\\r\\n]*`;
-  return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
+  const equals = escapeRegex(assign);
+  if (separator === ' ') return new RegExp(`([A-Za-z_][\\w.\\-/]*)${equals}(${QUOTED_VALUE}|[^\\s]*)`, 'g');
+  const sep = escapeRegex(separator);
+  const keyChar = `[^${sep}${escapeRegex(assign[0]!)}]`;
+  // The key ends on a character that is no space, so "key  =" has one reading (no backtracking over spaces).
+  return new RegExp(`(?:^|${sep})\\s*([A-Za-z_](?:${keyChar}*[^\\s${sep}${escapeRegex(assign[0]!)}])?)\\s*${equals}(${QUOTED_VALUE}|[^${sep}]*)`, 'g');
+}
+
+const PIECE = /\{([A-Z][A-Z0-9_]*)(?::([a-z][a-z0-9_]*))?\}/g;
+
+/** A message pattern with the vendor's named pieces put in ({NAME}, {NAME:prefix}); catalogue macros are left for compilePattern. */
+function expandPieces(pattern: string, pieces: Record<string, string>, where: string, file: string, depth = 0): string {
+  return pattern.replace(PIECE, (whole, name: string, prefix: string | undefined) => {
+    const piece = pieces[name];
+    if (piece === undefined) return whole;
+    if (depth >= 4) throw new DeviceCatalogueError(file, `${where}: pattern piece {${name}} nests too deep`);
+    const expanded = expandPieces(piece, pieces, where, file, depth + 1);
+    return prefix ? expanded.replace(/\(\?<([A-Za-z][A-Za-z0-9_]*)>/g, `(?<${prefix}_$1>`) : expanded;
+  });
 }
 
 function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, file: string): CompiledFormat {
@@ -279,7 +313,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     when: compileWhen(m.if, `${where} message ${m.name}`, file),
     on: m.on,
     contains: m.contains,
-    regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
+    regex: compileCatalogueRegex(expandPieces(m.match, vendor.patterns, `${where} message ${m.name}`, file), `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
     set: setters(m.set),
     continue: m.continue,
   }));
@@ -288,6 +322,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
   const mappings = [...fieldMappings(vendor.fields).filter((f) => !formatKeys.has(f.key)), ...fieldMappings(format.fields)];
   return {
     vendor: vendor.vendor,
+    sources: new Set(vendor.sources.map((source) => source.toLowerCase())),
     name: format.name,
     file,
     observer: format.observer ?? vendor.observer,
@@ -327,7 +362,7 @@ export function loadVendors(dir = DEVICE_CATALOGUE_DIR): Vendor[] {
     .map((file) => {
       let document: unknown;
       try {
-        document = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'));
+        document = parseYaml(fs.readFileSync(path.join(dir, file), 'utf8'), { merge: true });
       } catch (err) {
         throw new DeviceCatalogueError(file, `not valid YAML: ${(err as Error).message.split('\n')[0]}`);
       }
@@ -336,6 +371,8 @@ export function loadVendors(dir = DEVICE_CATALOGUE_DIR): Vendor[] {
         const issue = parsed.error.issues[0]!;
         throw new DeviceCatalogueError(file, `${issue.path.join('.') || 'file'}: ${issue.message}`);
       }
+      const shadowing = Object.keys(parsed.data.patterns).find((name) => MACRO_NAMES.includes(name));
+      if (shadowing) throw new DeviceCatalogueError(file, `patterns: {${shadowing}} is a catalogue macro; name the piece otherwise`);
       return { spec: parsed.data, file, formats: parsed.data.formats.map((f) => compileFormat(parsed.data, f, file)) };
     });
 }

@@ -13,14 +13,26 @@ export const VALUE_KINDS = [
   'number',
   /** An IP (canonical) or, for a host name, the `.domain` beside the `.ip` field. */
   'address',
+  /** An IP (canonical) only: anything else is left out (a NAT address the device may print as a pool name). */
+  'ip',
   /** "ip:port", "ip:port:interface", "ip/port", "[v6]:port": `to` is the prefix ("source"). */
   'endpoint',
   /** A protocol name or IANA number: network.transport (lower case) and network.iana_number. */
   'transport',
   /** "DOMAIN\user", "user@domain" or a bare name: `to` is the prefix ("user", "source.user"). */
   'identity',
-  /** "h:mm:ss" or seconds: event.duration in nanoseconds. */
+  /**
+   * Who or what an identity-aware firewall names beside an address: "DOMAIN\\user" (or a bare
+   * name) is <to>.user.name/.domain, a dotted host name is <to>.domain, an address is
+   * nothing; what follows a comma (a security group) is left out. `to` is "source" or "destination".
+   */
+  'user_or_host',
+  /** "h:mm:ss", "1h:24m:30s" or seconds: event.duration in nanoseconds. */
   'duration',
+  /** A duration that ended when the event was logged: event.duration, and event.start/end from @timestamp. */
+  'duration_ended',
+  /** A MAC address in any usual form ("001e.0b80.13b5", "00:1e:0b:80:13:b5"): ECS's "00-1E-0B-80-13-B5". */
+  'mac',
   /** A URL: url.original, and url.domain, url.path, url.query when it parses. */
   'url',
   /** A time in any form the device writes: ISO 8601 UTC. */
@@ -125,11 +137,35 @@ function setIdentity(fields: EventFields, prefix: string, value: string): void {
   fields[`${prefix}.name`] = value;
 }
 
+// "1h:24m:30s", "0h:00m:15s", "2d 3h:04m:05s", "45s".
+const DURATION_UNITS = /^(?:(\d+)d\s*)?(?:(\d+)h:?)?(?:(\d+)m:?)?(?:(\d+(?:\.\d+)?)s)?$/;
+
+const FQDN = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.?$/;
+
+function setUserOrHost(fields: EventFields, prefix: string, value: string): void {
+  const text = value.split(',')[0]!.trim();
+  if (text === '' || text.includes('/') || canonicalIp(text)) return;
+  if (!text.includes('\\') && !text.includes('@') && FQDN.test(text)) {
+    fields[`${prefix}.domain`] ??= text.replace(/\.$/, '').toLowerCase();
+    return;
+  }
+  setIdentity(fields, `${prefix}.user`, text);
+}
+
 function durationSeconds(text: string): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  const units = DURATION_UNITS.exec(text);
+  if (units && text !== '') return Number(units[1] ?? 0) * 86_400 + Number(units[2] ?? 0) * 3600 + Number(units[3] ?? 0) * 60 + Number(units[4] ?? 0);
   const parts = text.split(':');
   if (parts.length < 2 || parts.length > 4 || !parts.every((p) => /^\d+$/.test(p))) return undefined;
   return parts.reduce((total, part) => total * 60 + Number(part), 0);
+}
+
+/** ECS's MAC form (upper-case hex pairs joined by "-"), or undefined for what is no MAC address. */
+function macValue(text: string): string | undefined {
+  const hex = text.replace(/[.:-]/g, '');
+  if (!/^[0-9A-Fa-f]{12}$/.test(hex) || !/^(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}$|^(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{12}$/.test(text)) return undefined;
+  return hex.toUpperCase().match(/../g)!.join('-');
 }
 
 function setUrl(fields: EventFields, value: string): void {
@@ -169,6 +205,11 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
   switch (kind === 'auto' ? defaultKind(field) : kind) {
     case 'address':
       return setAddress(fields, field, text);
+    case 'ip': {
+      const ip = canonicalIp(text);
+      if (ip) fields[field] = ip;
+      return;
+    }
     case 'endpoint':
       return setEndpoint(fields, field, text);
     case 'number':
@@ -177,13 +218,27 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
       return setTransport(fields, text);
     case 'identity':
       return setIdentity(fields, field, text);
-    case 'duration': {
+    case 'user_or_host':
+      return setUserOrHost(fields, field, text);
+    case 'duration':
+    case 'duration_ended': {
       const seconds = durationSeconds(text);
-      if (seconds !== undefined) fields[field] = Math.round(seconds * 1e9);
+      if (seconds === undefined) return;
+      fields[field] = Math.round(seconds * 1e9);
+      const end = fields['@timestamp'];
+      if (kind === 'duration_ended' && typeof end === 'string') {
+        fields['event.end'] = end;
+        fields['event.start'] = new Date(Date.parse(end) - Math.round(seconds * 1000)).toISOString();
+      }
       return;
     }
     case 'url':
       return setUrl(fields, text);
+    case 'mac': {
+      const mac = macValue(text);
+      if (mac) fields[field] = mac;
+      return;
+    }
     case 'time': {
       const time = timeValue(text, ctx);
       if (time) fields[field] = time;
