@@ -14,6 +14,9 @@ export type DeviceRecord = Record<string, string>;
 /** Zone abbreviations devices print after a header's time ("Apr 15 2014 09:34:34 EDT:"), which syslog reads as a host. */
 const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420, CET: 60, CEST: 120 });
 
+/** The zone of an RFC 3339 time in a syslog header ("2022-09-01T08:15:02.1+02:00 host"). */
+const HEADER_ZONE = /^(?:<\d{1,3}>)?(?:1 )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(Z|[+-]\d\d:?\d\d)\s/;
+
 /** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
 export function headerFields(prefix: string, ctx: ParseContext): EventFields {
   const text = prefix.trim();
@@ -119,7 +122,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 
   for (const mapping of format.fields) {
     const value = record[mapping.key];
-    if (value === undefined) continue;
+    if (value === undefined || (mapping.when && !holds(mapping.when, record))) continue;
     if (mapping.map) {
       const mapped = mapping.map.get(value.trim().toLowerCase());
       if (mapped === null || mapped === undefined) continue;
@@ -134,7 +137,10 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     const parts = format.time.from.map((key) => record[key]);
     if (parts.every((p) => p !== undefined && !isNothing(p))) {
       const zone = format.time.zone ? record[format.time.zone] : undefined;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      // The device's clock wrote both times: a zone the header's time names holds for the payload's time too.
+      const headerZone = HEADER_ZONE.exec(raw.slice(0, start.index))?.[1];
+      const timeCtx = headerZone ? { ...ctx, timezone: headerZone } : ctx;
+      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), timeCtx, format.time.format);
       if (time) fields['@timestamp'] = time;
     }
   }
@@ -148,13 +154,16 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 /** Ports mean nothing for ICMP and the like: a device's "port" there is a type or an id. */
 const PORTLESS = new Set(['icmp', 'ipv6-icmp', 'igmp', 'gre', 'esp', 'ah', 'ospf', 'pim', 'vrrp']);
 
-/** What holds for every device: NAT equal to the real address is no NAT, network.type from the addresses. */
+/** Devices write the unspecified address (and port 0) for "not translated". */
+const NO_NAT = new Set(['0.0.0.0', '::']);
+
+/** What holds for every device: NAT equal to the real address, or to nothing, is no NAT; network.type from the addresses. */
 function finish(fields: EventFields): void {
   for (const side of ['source', 'destination']) {
-    if (fields[`${side}.nat.ip`] !== undefined && fields[`${side}.nat.ip`] === fields[`${side}.ip`] && (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`]) {
-      delete fields[`${side}.nat.ip`];
-      delete fields[`${side}.nat.port`];
-    }
+    const natIp = fields[`${side}.nat.ip`];
+    const samePort = (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`];
+    if (natIp !== undefined && (NO_NAT.has(String(natIp)) || (natIp === fields[`${side}.ip`] && samePort))) delete fields[`${side}.nat.ip`];
+    if (fields[`${side}.nat.ip`] === undefined) delete fields[`${side}.nat.port`];
   }
   const transport = fields['network.transport'];
   if (typeof transport === 'string' && PORTLESS.has(transport)) {

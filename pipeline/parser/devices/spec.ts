@@ -51,8 +51,12 @@ const FieldTarget = z.union([
     as: z.enum(VALUE_KINDS).optional(),
     /** A table from the vendor's value (case ignored) to the ECS value; values not in it are left out. */
     map: z.record(z.string(), Template).optional(),
+    /** Conditions on the record: the mapping applies only when they hold (a column whose meaning depends on the log type). */
+    if: When.optional(),
   }),
 ]);
+/** One target, or several (each usually with its own `if`). */
+const FieldTargets = z.union([FieldTarget, z.array(FieldTarget).min(1)]);
 
 const MessageSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
@@ -93,10 +97,17 @@ const FormatSpec = z.strictObject({
   markers: z.array(z.string().min(2)).min(1),
   start: z.string().min(1),
   layout: z.enum(['kv', 'csv', 'text']),
-  kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
+  kv: z
+    .strictObject({
+      assign: z.string().min(1).max(2).default('='),
+      separator: z.string().max(1).default(' '),
+      /** Unquoted values run to the separator, spaces included ("product=VPN-1 & FireWall-1|src=..."); default: to the first space. */
+      value_spaces: z.boolean().default(false),
+    })
+    .default({ assign: '=', separator: ' ', value_spaces: false }),
   csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
   messages: z.array(MessageSpec).default([]),
-  fields: z.record(z.string(), FieldTarget).default({}),
+  fields: z.record(z.string(), FieldTargets).default({}),
   rules: z.array(Rule).default([]),
   time: TimeSpec.optional(),
 });
@@ -115,7 +126,7 @@ const VendorSpec = z.strictObject({
   /** Artifact sources that name this vendor's devices (the registry tries device formats first for them). */
   sources: z.array(z.string()).default([]),
   observer: Observer.optional(),
-  fields: z.record(z.string(), FieldTarget).default({}),
+  fields: z.record(z.string(), FieldTargets).default({}),
   rules: z.array(Rule).default([]),
   time: TimeSpec.optional(),
   formats: z.array(FormatSpec).min(1),
@@ -143,6 +154,7 @@ export interface FieldMapping {
   to: string;
   kind: ValueKind;
   map?: ReadonlyMap<string, TemplateValue>;
+  when?: CompiledWhen;
 }
 
 export interface Setter {
@@ -228,18 +240,25 @@ function setters(set: Record<string, TemplateValue>): Setter[] {
   return Object.entries(set).map(([field, template]) => ({ field, template }));
 }
 
-function fieldMappings(fields: VendorSpec['fields']): FieldMapping[] {
-  return Object.entries(fields).map(([key, target]) => {
-    if (typeof target === 'string') return { key, to: target, kind: 'auto' };
-    const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
-    return { key, to: target.to, kind: target.as ?? 'auto', map };
-  });
+/** Each record key's mappings (a format's list for a key replaces the vendor's). */
+function fieldMappings(fields: VendorSpec['fields'], where: string, file: string): Map<string, FieldMapping[]> {
+  return new Map(
+    Object.entries(fields).map(([key, targets]) => [
+      key,
+      (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
+        if (typeof target === 'string') return { key, to: target, kind: 'auto' };
+        const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
+        const when = target.if ? compileWhen(target.if, `${where}: field ${key}`, file) : undefined;
+        return { key, to: target.to, kind: target.as ?? 'auto', map, when };
+      }),
+    ]),
+  );
 }
 
-/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to the separator. */
-function kvPairRegex(assign: string, separator: string): RegExp {
+/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to the separator (or a space). */
+function kvPairRegex(assign: string, separator: string, valueSpaces: boolean): RegExp {
   const sep = separator === ' ' ? '' : escapeRegex(separator);
-  const bare = `[^\\s${sep}]*`;
+  const bare = valueSpaces && sep !== '' ? `[^${sep}]*` : `[^\\s${sep}]*`;
   return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
 }
 
@@ -255,7 +274,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
     set: setters(m.set),
   }));
-  const byKey = new Map([...fieldMappings(vendor.fields), ...fieldMappings(format.fields)].map((f) => [f.key, f]));
+  const byKey = new Map([...fieldMappings(vendor.fields, where, file), ...fieldMappings(format.fields, where, file)]);
   return {
     vendor: vendor.vendor,
     name: format.name,
@@ -264,13 +283,13 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     markers: format.markers,
     start: compileRegex(format.start, `${where}: start`, file),
     layout: format.layout,
-    kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator) : undefined,
+    kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator, format.kv.value_spaces) : undefined,
     csv: format.csv && {
       delimiter: format.csv.delimiter,
       variants: format.csv.variants.map((v) => ({ name: v.name, when: v.when ? compileRegex(v.when, `${where} variant ${v.name}`, file) : null, columns: v.columns })),
     },
     messages,
-    fields: [...byKey.values()],
+    fields: [...byKey.values()].flat(),
     rules: [...vendor.rules, ...format.rules].map((r, i) => ({ when: compileWhen(r.if, `${where} rule ${i + 1}`, file), set: setters(r.set) })),
     time: format.time ?? vendor.time,
   };
