@@ -100,7 +100,8 @@ const FormatSpec = z.strictObject({
   kv: z
     .strictObject({
       assign: z.string().min(1).max(2).default('='),
-      separator: z.string().max(1).default(' '),
+      /** The pair separator; several characters mean any of them (";," for logs that use either). */
+      separator: z.string().max(3).default(' '),
       /** Unquoted values run to the separator, spaces included ("product=VPN-1 & FireWall-1|src=..."); default: to the first space. */
       value_spaces: z.boolean().default(false),
     })
@@ -255,9 +256,12 @@ function fieldMappings(fields: VendorSpec['fields'], where: string, file: string
   );
 }
 
-/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to the separator (or a space). */
+/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to a separator (or a space). */
 function kvPairRegex(assign: string, separator: string, valueSpaces: boolean): RegExp {
-  const sep = separator === ' ' ? '' : escapeRegex(separator);
+  const sep = [...separator]
+    .filter((c) => c !== ' ')
+    .map((c) => c.replace(/[\]\\^-]/g, '\\$&'))
+    .join('');
   const bare = valueSpaces && sep !== '' ? `[^${sep}]*` : `[^\\s${sep}]*`;
   return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
 }
