@@ -17,6 +17,8 @@
 // alone achieves; both totals are printed. Per service and in total:
 //   address  lines fail2ban must match with an IP host where cairn's source.ip is that address
 //   failure  of those, lines cairn marks event.outcome: failure
+//   (the TOTAL lines also give failure over all address-labelled lines, the
+//   share the neutral-source target is stated in)
 //   false    lines fail2ban marks "match": false that cairn marks as failures
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +29,8 @@ import type { EventFields } from '../pipeline/parser/types.js';
 const DEFAULT_DIR = '/usr/lib/python3/dist-packages/fail2ban/tests/files/logs';
 const JUDGED_FILE = path.join(import.meta.dirname, 'coverage-judged.json');
 const TARGETS = { address: 0.95, failure: 0.85, falseFailure: 0.05 };
+/** With the neutral source: address over address-labelled lines, failure over the same lines (not only those with the right address). */
+const NEUTRAL_TARGETS = { address: 0.9, failureOfAll: 0.8 };
 
 interface Labelled {
   file: string;
@@ -131,8 +135,9 @@ const EMPTY: Tally = { expected: 0, address: 0, failure: 0, negatives: 0, falseF
 
 function main(): void {
   const args = process.argv.slice(2);
-  const dir = args.find((a) => !a.startsWith('--')) ?? DEFAULT_DIR;
   const only = args.includes('--source') ? args[args.indexOf('--source') + 1] : undefined;
+  // The folder is the one argument that is neither an option nor --source's value.
+  const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--source') ?? DEFAULT_DIR;
   const showMisses = args.includes('--misses');
   if (!fs.existsSync(dir)) {
     console.error(`no corpus at ${dir}: apt-get install fail2ban, or pass the logs folder`);
@@ -170,8 +175,10 @@ function main(): void {
   );
   for (const [label, t] of totals) {
     const ok = t.address / t.expected >= TARGETS.address && t.failure / t.address >= TARGETS.failure && t.falseFailures / Math.max(t.negatives, 1) < TARGETS.falseFailure;
+    const neutral = label.startsWith('neutral');
+    const neutralOk = t.address / t.expected >= NEUTRAL_TARGETS.address && t.failure / t.expected >= NEUTRAL_TARGETS.failureOfAll;
     console.log(
-      `TOTAL ${label}: address ${t.address}/${t.expected} ${pct(t.address, t.expected)}, failure ${t.failure}/${t.address} ${pct(t.failure, t.address)}, false failures ${t.falseFailures}/${t.negatives} ${pct(t.falseFailures, t.negatives)} ${ok ? '(targets met)' : '(targets: address >= 95%, failure >= 85%, false < 5%)'}`,
+      `TOTAL ${label}: address ${t.address}/${t.expected} ${pct(t.address, t.expected)}, failure ${t.failure}/${t.address} ${pct(t.failure, t.address)} of those (${t.failure}/${t.expected} ${pct(t.failure, t.expected)} of all address-labelled lines), false failures ${t.falseFailures}/${t.negatives} ${pct(t.falseFailures, t.negatives)} ${ok ? '(targets met)' : '(targets: address >= 95%, failure >= 85%, false < 5%)'}${neutral ? (neutralOk ? ' (neutral targets met)' : ' (neutral targets: address >= 90%, failure of all >= 80%)') : ''}`,
     );
   }
 }

@@ -1,10 +1,14 @@
-// Parser fidelity on real logs: parses every sample that has an expected
-// output (Filebeat's ECS documents) and compares, field by field, the ECS
-// fields cairn's parsers promise, pairing each expected event with the line
-// it came from by byte offset.
+// Parser fidelity on real logs, in two parts.
 //
-//   npm run fidelity -- [samples dir, default $CAIRN_SAMPLES_DIR or ../shared/data] [--only suricata/eve-small.log] [--diff]
+//   npm run fidelity -- [samples dir] [--only <sample or package>] [--source package|syslog] [--diff]
 //
+// The samples dir is the first argument, else $CAIRN_SAMPLES_DIR, else
+// ../shared/data or ../../shared/data from the repository (a worktree).
+//
+// 1. Filebeat's samples (<samples>/<folder>/<log> beside <log>-expected.json):
+// parses every sample that has an expected output and compares, field by
+// field, the ECS fields cairn's parsers promise, pairing each expected event
+// with the line it came from by byte offset. `--only suricata/eve-small.log`.
 // Expected values that cannot be right for the line they came from are
 // judged stale and listed with the reason, apart from the agreement:
 //   - the value is not in the line at all (the expected file was generated
@@ -12,12 +16,46 @@
 //   - for RFC 3164 lines without a year, the run's clock is set to the year
 //     Filebeat ran in (from the expected output), and its var.timezone
 //     (event.timezone) is used for lines without a zone, as Filebeat's test did.
+//
+// 2. Elastic's integration pipeline tests (<samples>/elastic-integrations/,
+// read by elastic-corpus.ts, compared by elastic-fidelity.ts): every input
+// is parsed with the source a sensor would name, the package name
+// ("fortinet_fortigate", "cisco_asa"), or with `--source syslog` one neutral
+// source for all, to show what content detection alone gives. Per
+// package/stream and in total, agreement on the key fields source.ip,
+// destination.ip, source.port, destination.port, event.outcome,
+// event.category, event.action, user.name, network.transport, url (url.original,
+// or url.path where the expected document has only that) and
+// http.response.status_code; plus how many inputs parsed at all and the
+// parser most used. `--only fortinet_fortigate` (or cisco_asa/log).
+//   - Only fields the expected document has are compared: one comparison is
+//     an (input, field) pair. A field cairn lacks is a disagreement.
+//   - Values are compared as normalize() in ecs-compare.ts makes them:
+//     canonical IPs, arrays as sets, 443 equal to "443"; event.category and
+//     event.action as cairn writes them.
+//   - Streams of MANIFEST-windows-zeek.tsv (Windows, Zeek, Suricata) are a
+//     table of their own, outside the main total.
+//   - An input paired by position whose expected document quotes another
+//     event.original: a difference whose expected value is not in the input
+//     is judged stale (Elastic's document was made from another version).
+//   - Differences cairn makes on purpose are listed in fidelity-judged.json,
+//     an array of entries
+//       {"package": "panw" or "panw/panos", "field": one of the key fields,
+//        "file"?: "test-x.log", "line"?: 3, "match"?: {"expected"?: "...", "actual"?: "..."},
+//        "reason": "why cairn differs"}
+//     An entry judges a difference when its package (or package/stream) and
+//     field are the difference's and every selector it gives is equal: file,
+//     line (an input's first line in a .log, its event number in a .json,
+//     1-based), and the expected and parsed values as --diff prints them.
+//     Judged differences are listed with their reason and left out of the
+//     agreement; an entry that judges nothing is reported as unused.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { canonicalIp } from '../pipeline/parser/ip.js';
 import { parseRaw } from '../pipeline/parser/registry.js';
 import type { FieldValue } from '../pipeline/parser/types.js';
+import { flatten, normalize, type Json } from './ecs-compare.js';
+import { elasticReport } from './elastic-fidelity.js';
 
 export const COMPARED_FIELDS = [
   '@timestamp',
@@ -50,29 +88,6 @@ export const COMPARED_FIELDS = [
   'http.request.method',
   'http.response.status_code',
 ] as const;
-
-const IP_FIELDS = new Set(['source.ip', 'destination.ip', 'dns.resolved_ip']);
-
-type Json = Record<string, unknown>;
-
-function flatten(value: Json, prefix = '', out: Json = {}): Json {
-  for (const [key, v] of Object.entries(value)) {
-    const name = prefix + key;
-    if (v && typeof v === 'object' && !Array.isArray(v)) flatten(v as Json, `${name}.`, out);
-    else out[name] = v;
-  }
-  return out;
-}
-
-function normalize(field: string, value: unknown): string {
-  if (field === '@timestamp') {
-    const ms = typeof value === 'number' ? value : Date.parse(String(value));
-    return Number.isNaN(ms) ? String(value) : new Date(ms).toISOString();
-  }
-  const one = (v: unknown) => (IP_FIELDS.has(field) ? (canonicalIp(String(v)) ?? String(v)) : String(v));
-  if (Array.isArray(value)) return [...new Set(value.map(one))].sort().join('|');
-  return one(value);
-}
 
 interface Line {
   offset: number;
@@ -224,14 +239,37 @@ export function sampleFiles(samplesDir: string): string[] {
     .sort();
 }
 
+const JUDGED_FILE = path.join(import.meta.dirname, 'fidelity-judged.json');
+
+/** The samples dir: CAIRN_SAMPLES_DIR, else shared/data beside the repository or beside its worktrees folder. */
+function defaultSamplesDir(): string {
+  const repo = path.resolve(import.meta.dirname, '..');
+  const candidates = [path.join(repo, '..', 'shared', 'data'), path.join(repo, '..', '..', 'shared', 'data')];
+  return process.env.CAIRN_SAMPLES_DIR ?? candidates.find((d) => fs.existsSync(d)) ?? candidates[0]!;
+}
+
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string' }, diff: { type: 'boolean', default: false } } });
-  const samplesDir = path.resolve(positionals[0] ?? process.env.CAIRN_SAMPLES_DIR ?? path.join(import.meta.dirname, '..', '..', 'shared', 'data'));
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { only: { type: 'string' }, diff: { type: 'boolean', default: false }, source: { type: 'string', default: 'package' } },
+  });
+  if (values.source !== 'package' && values.source !== 'syslog') {
+    console.error(`--source is package or syslog, not ${values.source}`);
+    process.exit(2);
+  }
+  const samplesDir = path.resolve(positionals[0] ?? defaultSamplesDir());
   if (!fs.existsSync(samplesDir)) {
     console.error(`no samples at ${samplesDir}: pass the directory (e.g. ../shared/data) or set CAIRN_SAMPLES_DIR`);
     process.exit(2);
   }
-  const files = sampleFiles(samplesDir).filter((f) => !values.only || f === values.only);
+  filebeatReport(samplesDir, values.only, values.diff);
+  const found = elasticReport(samplesDir, { source: values.source, only: values.only, diff: values.diff, judgedFile: JUDGED_FILE });
+  if (!found) console.log(`\nno Elastic integration tests at ${path.join(samplesDir, 'elastic-integrations')}`);
+}
+
+function filebeatReport(samplesDir: string, only: string | undefined, diff: boolean): void {
+  const files = sampleFiles(samplesDir).filter((f) => !only || f === only);
+  if (files.length === 0) return;
   const results = files.map((f) => compareFile(samplesDir, f));
   console.log(`parser fidelity against Filebeat's expected ECS output, ${samplesDir}\n`);
   console.log('| sample | events | fields compared | equal | agreement | judged stale |');
@@ -253,8 +291,8 @@ function main(): void {
   }
   const real = results.flatMap((r) => r.differences.filter((d) => !d.staleReason));
   if (real.length) {
-    console.log(`\nDifferences (${real.length})${values.diff ? '' : '; --diff lists them all'}:`);
-    const shown = values.diff ? real : real.slice(0, 25);
+    console.log(`\nDifferences (${real.length})${diff ? '' : '; --diff lists them all'}:`);
+    const shown = diff ? real : real.slice(0, 25);
     for (const d of shown) console.log(`- ${d.file} @${d.offset} ${d.field}: expected ${d.expected}, parsed ${d.actual}`);
   }
 }

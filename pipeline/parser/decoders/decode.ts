@@ -1,7 +1,9 @@
 // Applying the catalogue to one message: the services the syslog tag names
-// first, then those the artifact's source names, then the fallback services
-// that read common shapes from any program; the first decoder that matches
-// sets the fields.
+// first, then those the artifact's source names; for a line whose program and
+// source no service claims (a neutral "syslog" source, an application's own
+// log file, a journal line), every service's decoders by the literal each
+// requires; then the fallback services that read common shapes from any
+// program. The first decoder that matches sets the fields.
 import { canonicalIp } from '../ip.js';
 import type { EventFields } from '../types.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
@@ -44,15 +46,46 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
   if (fields['event.outcome'] === undefined && typeof status === 'number') fields['event.outcome'] = status >= 400 ? 'failure' : 'success';
 }
 
-function tryService(service: Service, message: string, fields: EventFields): boolean {
-  for (const decoder of service.decoders) {
-    if (decoder.contains && !message.includes(decoder.contains)) continue;
-    const m = decoder.regex.exec(message);
-    if (!m) continue;
-    apply(decoder, m.groups ?? {}, fields);
-    return true;
+/** A message and, made once when a case-blind decoder first needs it, its lower-case form. */
+class Text {
+  private lower?: string;
+  constructor(readonly value: string) {}
+  lowerCase(): string {
+    this.lower ??= this.value.toLowerCase();
+    return this.lower;
   }
-  return false;
+}
+
+/** Whether the message holds one of the literals the decoder requires (any message when it names none). */
+function mayMatch(decoder: Decoder, text: Text): boolean {
+  if (decoder.contains.length === 0) return true;
+  const haystack = decoder.regex.ignoreCase ? text.lowerCase() : text.value;
+  return decoder.contains.some((literal) => haystack.includes(literal));
+}
+
+function tryDecoder(decoder: Decoder, text: Text, fields: EventFields): boolean {
+  if (!mayMatch(decoder, text)) return false;
+  const message = text.value;
+  const m = decoder.regex.exec(message);
+  if (!m) return false;
+  apply(decoder, m.groups ?? {}, fields);
+  return true;
+}
+
+function tryService(service: Service, message: string, fields: EventFields): boolean {
+  const text = new Text(message);
+  return service.decoders.some((decoder) => tryDecoder(decoder, text, fields));
+}
+
+/**
+ * A derived literal this long says enough about a shape to try it on a line
+ * of any program; shorter ones (" from ", "rip=") only prefilter, and such a
+ * decoder reaches unclaimed lines by content only with a declared `contains`.
+ */
+const CONTENT_LITERAL_MIN = 8;
+
+function readsByContent(decoder: Decoder): boolean {
+  return decoder.declared || (decoder.contains.length > 0 && decoder.contains.every((l) => l.length >= CONTENT_LITERAL_MIN));
 }
 
 /** A syslog tag reduced to what the catalogue indexes: lower case, without "(pam_unix)"-style qualifiers. */
@@ -70,6 +103,8 @@ export class DecoderIndex {
   private readonly globs: [RegExp, Service][] = [];
   private readonly bySource = new Map<string, Service[]>();
   private readonly fallbacks: Service[];
+  /** The decoders of the non-fallback services that say what literal a line must hold, most specific first. */
+  private readonly byContent: Decoder[];
   /** Program name -> services, memoised: globs are tried once per distinct program. */
   private readonly programCache = new Map<string, Service[]>();
 
@@ -82,6 +117,12 @@ export class DecoderIndex {
       for (const source of service.spec.sources) push(this.bySource, source.toLowerCase(), service);
     }
     this.fallbacks = services.filter((s) => s.spec.fallback);
+    // Longest required literal first: the more a decoder requires of a line, the more specific its shape.
+    const required = (d: Decoder): number => Math.min(...d.contains.map((l) => l.length));
+    this.byContent = services
+      .filter((s) => !s.spec.fallback)
+      .flatMap((s) => s.decoders.filter(readsByContent))
+      .sort((a, b) => required(b) - required(a));
   }
 
   private forProgram(program: string): Service[] {
@@ -108,13 +149,33 @@ export class DecoderIndex {
     return false;
   }
 
+  /** Whether a service reads this program's messages. */
+  claimsProgram(program: string): boolean {
+    return this.forProgram(program).length > 0;
+  }
+
+  /** Whether a service claims the line by its program or the artifact's source (its own decoders had their try). */
+  claims(program: string | undefined, source: string): boolean {
+    return (program !== undefined && this.claimsProgram(program)) || this.bySource.has(source.toLowerCase());
+  }
+
+  /**
+   * Decodes a line no service claims by program or source (`claims` false)
+   * with any service's decoder whose required literal the message holds: the
+   * line's content picks the service when its labels do not.
+   */
+  decodeByContent(message: string, fields: EventFields): boolean {
+    const text = new Text(message);
+    return this.byContent.some((decoder) => tryDecoder(decoder, text, fields));
+  }
+
   /**
    * Decodes `message` with the fallback services (common shapes of any
    * program); those marked unclaimed_only only when no service claims the
    * line's program or source, whose own messages they could misread.
    */
   decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
-    const claimed = (program !== undefined && this.forProgram(program).length > 0) || this.bySource.has(source.toLowerCase());
+    const claimed = this.claims(program, source);
     for (const service of this.fallbacks) {
       if (service.spec.unclaimed_only && claimed) continue;
       if (tryService(service, message, fields)) return true;

@@ -97,3 +97,28 @@ tests: [{ line: 't=1', expect: {} }]
     expect(fields['source.nat.port']).toBeUndefined();
   });
 });
+
+describe('device formats and text someone else wrote', () => {
+  const ctx = { source: 'syslog', receivedAt: RECEIVED };
+
+  it('reads a payload only right after the header, never from inside a message', () => {
+    const hostile = 'Nov 22 06:01:02 srv sshd[4242]: Invalid user date=2026-01-01 time=10:00:00 logid="0100032002" type="event" subtype="system" srcip=9.9.9.9 action="login" status="success" from 203.0.113.7 port 4242';
+    const { fields } = parseRaw(hostile, ctx);
+    expect(fields['cairn.decoder'] ?? '').not.toMatch(/^fortinet\//);
+    expect(fields['source.ip']).not.toBe('9.9.9.9');
+  });
+
+  it('refuses a line that has the markers but not the keys every line of the format has', () => {
+    const { fields } = parseRaw('<13>date=2026-01-01 time=10:00:00 note=logid= srcip=9.9.9.9', ctx);
+    expect(fields['cairn.decoder'] ?? '').not.toMatch(/^fortinet\//);
+  });
+
+  it('takes a relay header, a bare priority and an ISO time with a host as headers', () => {
+    const payload = 'date=2026-04-02 time=17:31:09 logid="0100032002" type="event" subtype="system" srcip=172.16.1.2 action="login" status="failed"';
+    for (const prefix of ['', '<189>', '2026-04-03T00:31:09.976660+00:00 192.168.2.1 ', 'Apr  3 00:31:09 relay1 Apr  3 00:31:09 fw1 ']) {
+      const { fields } = parseRaw(prefix + payload, ctx);
+      expect(fields['cairn.decoder'], prefix).toBe('fortinet/fortigate');
+      expect(fields['source.ip'], prefix).toBe('172.16.1.2');
+    }
+  });
+});

@@ -33,6 +33,7 @@ export class DeviceCatalogue {
       const start = format.start.exec(raw);
       if (!start) continue;
       const fields = readWithFormat(format, raw, start, ctx);
+      if (!fields) continue;
       fields['cairn.decoder'] = `${format.vendor}/${format.name}`;
       return fields;
     }

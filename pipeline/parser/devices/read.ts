@@ -17,19 +17,28 @@ const ZONES = lookupTable<number>({ UTC: 0, GMT: 0, EST: -300, EDT: -240, CST: -
 /** The zone of an RFC 3339 time in a syslog header ("2022-09-01T08:15:02.1+02:00 host"). */
 const HEADER_ZONE = /^(?:<\d{1,3}>)?(?:1 )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(Z|[+-]\d\d:?\d\d)\s/;
 
-/** The syslog header before a device's payload, as ECS fields; none when the prefix is not one. */
-export function headerFields(prefix: string, ctx: ParseContext): EventFields {
+/**
+ * The syslog header before a device's payload, as ECS fields; null when the
+ * prefix holds more than a header. A payload starts right after the header
+ * (or a relay's second header): a marker further into a message is text that
+ * someone wrote, such as a user name an attacker chose ("Failed password for
+ * %ASA-6-106023: Deny tcp src outside:9.9.9.9 ..."), never a device's log.
+ */
+export function headerFields(prefix: string, ctx: ParseContext): EventFields | null {
   const text = prefix.trim();
   if (text === '') return {};
+  const pri = /^<(\d{1,3})>:?$/.exec(text);
+  if (pri) return { 'log.syslog.priority': Number(pri[1]) };
   // The header parser reads up to a message: give it a stand-in one (a prefix may end with the time's colon).
   const header = parseSyslogHeader(`${text} -`, ctx);
-  if (!header) {
-    const pri = /^<(\d{1,3})>/.exec(text);
-    return pri ? { 'log.syslog.priority': Number(pri[1]) } : {};
+  if (!header) return null;
+  // What the header parser left before the stand-in: nothing, a lone host (after an ISO time it takes a lone
+  // word for the message's first), or a relay's second header.
+  const rest = header.message.slice(0, -2).trim();
+  if (rest !== '') {
+    if (!header.hostname && !header.program && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
+    else if (!headerFields(rest, ctx)) return null;
   }
-  // After an ISO time the header parser takes a lone word for the message's first; before a payload it is the host.
-  const rest = header.message.slice(0, -2);
-  if (!header.hostname && !header.program && rest !== '' && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
   const zone = header.hostname ? ZONES[header.hostname.replace(/:$/, '')] : undefined;
   if (zone !== undefined && header.timestamp && !header.program) {
     const assumed = offsetMinutes(ctx.timezone) ?? 0;
@@ -86,14 +95,10 @@ function applySetters(setters: Setter[], record: DeviceRecord, fields: EventFiel
   }
 }
 
-/** Where the format's payload starts in `raw`, with the start pattern's match; null when it does not. */
-export function findStart(format: CompiledFormat, raw: string): RegExpExecArray | null {
-  return format.start.exec(raw);
-}
-
-/** The line as ECS fields by `format`, whose start pattern matched at `start`. */
-export function readWithFormat(format: CompiledFormat, raw: string, start: RegExpExecArray, ctx: ParseContext): EventFields {
+/** The line as ECS fields by `format`, whose start pattern matched at `start`; null when what precedes it is no header. */
+export function readWithFormat(format: CompiledFormat, raw: string, start: RegExpExecArray, ctx: ParseContext): EventFields | null {
   const fields = headerFields(raw.slice(0, start.index), ctx);
+  if (!fields) return null;
   const payload = raw.slice(start.index + start[0].length).trimEnd();
   const record = Object.create(null) as DeviceRecord;
   for (const [key, value] of Object.entries(start.groups ?? {})) if (value !== undefined) record[key] = value;
@@ -108,6 +113,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
   else record.message = payload;
+  if (!holds(format.require, record)) return null;
 
   let messageSet: Setter[] | undefined;
   for (const message of format.messages) {

@@ -15,6 +15,7 @@
 //            csv   comma separated columns, named per variant (a log type), the variant
 //                  chosen by a pattern on the payload
 //            text  the payload is the record's `message`, read by `messages`
+//   require  conditions the record must meet, or the line is not this format
 //   messages patterns tried in order on a record value (default `message`), each with a
 //            condition (`if`, e.g. a message id); the first that matches adds its named
 //            captures to the record and its `set` fields to the event
@@ -97,6 +98,8 @@ const FormatSpec = z.strictObject({
   markers: z.array(z.string().min(2)).min(1),
   start: z.string().min(1),
   layout: z.enum(['kv', 'csv', 'text']),
+  /** Conditions the record must meet for the format to claim the line (keys every line of it has). */
+  require: When.default({}),
   kv: z
     .strictObject({
       assign: z.string().min(1).max(2).default('='),
@@ -185,6 +188,7 @@ export interface CompiledFormat {
   markers: string[];
   start: RegExp;
   layout: 'kv' | 'csv' | 'text';
+  require: CompiledWhen;
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
   messages: CompiledMessage[];
@@ -287,6 +291,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     markers: format.markers,
     start: compileRegex(format.start, `${where}: start`, file),
     layout: format.layout,
+    require: compileWhen(format.require, `${where}: require`, file),
     kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator, format.kv.value_spaces) : undefined,
     csv: format.csv && {
       delimiter: format.csv.delimiter,
