@@ -83,6 +83,15 @@ tests: [{ line: 'act=1', expect: {} }]
     expect(parser.parse('act=accept|product=VPN-1 & FireWall-1|msg="a|b"|src=10.0.0.1', ctx)).toMatchObject({ 'observer.product': 'VPN-1 & FireWall-1', message: 'a|b', 'source.ip': '10.0.0.1' });
   });
 
+  it('takes any of several separator characters', () => {
+    const parser = catalogue(`vendor: v
+description: d
+formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: ';,)', value_spaces: true }, fields: { t: event.reason, src: source.ip, last: message } }]
+tests: [{ line: 'act=1', expect: {} }]
+`);
+    expect(parser.parse('act=permit;t=2024/3/10 10:00:00, src=10.0.0.2,last=x y)', ctx)).toMatchObject({ 'event.reason': '2024/3/10 10:00:00', 'source.ip': '10.0.0.2', message: 'x y' });
+  });
+
   it('takes the zone of an RFC 3339 header time for a device time written without one, and drops NAT to 0.0.0.0', () => {
     const parser = catalogue(`vendor: v
 description: d
