@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
 import { DeviceCatalogue } from './index.js';
+import { csvFields } from './read.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
 const vendors = loadVendors();
@@ -81,6 +82,17 @@ formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { sep
 tests: [{ line: 'act=1', expect: {} }]
 `);
     expect(parser.parse('act=accept|product=VPN-1 & FireWall-1|msg="a|b"|src=10.0.0.1', ctx)).toMatchObject({ 'observer.product': 'VPN-1 & FireWall-1', message: 'a|b', 'source.ip': '10.0.0.1' });
+  });
+
+  it('splits CSV with quoted fields, doubled quotes and quotes inside bare fields, up to the fields it needs', () => {
+    expect(csvFields('a,"b,c",,"say ""hi""",x"y', ',', 10)).toEqual(['a', 'b,c', '', 'say "hi"', 'x"y']);
+    expect(csvFields('a,b,c,d', ',', 2)).toEqual(['a', 'b']);
+    expect(csvFields('a,b,', ',', 5)).toEqual(['a', 'b', '']);
+    expect(csvFields('"open,never closed', ',', 5)).toEqual(['open,never closed']);
+    const started = performance.now();
+    expect(csvFields(','.repeat(100_000), ',', 80)).toHaveLength(80);
+    expect(csvFields('"'.repeat(100_001), ',', 80).length).toBeLessThan(80);
+    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('takes any of several separator characters', () => {

@@ -1,7 +1,6 @@
 // Reading one line with a compiled device format: the syslog header before
 // the payload, the payload as a record of the vendor's keys, the record as
 // ECS fields (spec.ts says what each part of a format means).
-import { parse as parseCsv } from 'csv-parse/sync';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
@@ -63,12 +62,54 @@ function readKv(format: CompiledFormat, payload: string, record: DeviceRecord): 
   }
 }
 
+/**
+ * The first `count` fields of one CSV line: a field in double quotes may hold
+ * the delimiter and "" for a quote; a quote inside an unquoted field is text.
+ * Linear in the line and stops after the fields a variant names (a general CSV
+ * parser costs far more per line than the rest of a device format).
+ */
+export function csvFields(line: string, delimiter: string, count: number): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  while (fields.length < count && i <= line.length) {
+    if (line[i] === '"') {
+      let value = '';
+      let j = i + 1;
+      for (;;) {
+        const quote = line.indexOf('"', j);
+        if (quote < 0) {
+          value += line.slice(j);
+          j = line.length;
+          break;
+        }
+        value += line.slice(j, quote);
+        if (line[quote + 1] === '"') {
+          value += '"';
+          j = quote + 2;
+        } else if (quote + 1 === line.length || line[quote + 1] === delimiter) {
+          j = quote + 1;
+          break;
+        } else {
+          value += '"';
+          j = quote + 1;
+        }
+      }
+      fields.push(value);
+      i = j + 1;
+    } else {
+      const end = line.indexOf(delimiter, i);
+      fields.push(line.slice(i, end < 0 ? line.length : end));
+      i = end < 0 ? line.length + 1 : end + 1;
+    }
+  }
+  return fields;
+}
+
 function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord): string | undefined {
   const csv = format.csv!;
   const variant = csv.variants.find((v) => !v.when || v.when.test(payload));
   if (!variant) return undefined;
-  const rows = parseCsv(payload, { delimiter: csv.delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, to_line: 1 }) as string[][];
-  const values = rows[0] ?? [];
+  const values = csvFields(payload, csv.delimiter, variant.columns.length);
   variant.columns.forEach((name, i) => {
     const value = values[i];
     if (name !== '' && value !== undefined && record[name] === undefined) setOwn(record, name, value);
