@@ -11,6 +11,7 @@ import { iptables } from './formats/iptables.js';
 import { jsonAuth } from './formats/json-auth.js';
 import { keyValue } from './formats/key-value.js';
 import { leef } from './formats/leef.js';
+import { linuxAudit } from './formats/linux-audit.js';
 import { plainText } from './formats/plain-text.js';
 import { genericText } from './generic/generic-text.js';
 import { webAccess } from './formats/web-access.js';
@@ -22,7 +23,9 @@ import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, jsonAuth, cef, leef, ciscoAsa, deviceFormats, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+// Device formats come before the generic JSON-auth and CEF/LEEF readers: a vendor's JSON or CEF form
+// (Zscaler NSS, F5 telemetry, Citrix App Firewall) has a format of its own that knows its keys.
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, ciscoAsa, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -40,10 +43,10 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   asa: [ciscoAsa],
   'cisco-asa': [ciscoAsa],
   dns: [zeekDns, suricataEve],
-  cef: [cef],
-  leef: [leef],
-  arcsight: [cef],
-  qradar: [leef],
+  cef: [deviceFormats, cef],
+  leef: [deviceFormats, leef],
+  arcsight: [deviceFormats, cef],
+  qradar: [deviceFormats, leef],
   apache: [webAccess, webError],
   httpd: [webAccess, webError],
   nginx: [webAccess, webError],
@@ -51,6 +54,9 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   'web-access': [webAccess],
   'web-error': [webError],
   zeek: [zeekDns],
+  auditd: [linuxAudit],
+  audit: [linuxAudit],
+  'linux-audit': [linuxAudit],
 });
 
 export interface ParsedRaw {
@@ -64,24 +70,41 @@ function attempt(parser: FormatParser, raw: string, ctx: ParseContext): ParsedRa
 }
 
 /**
+ * Readers that take any line of their envelope (a syslog header, JSON,
+ * key=value pairs, a time stamp) whether or not they understand its message.
+ * What they give without event.category is kept only when no specific format
+ * reads the line: a Cisco, audit or vendor line sent with the source "auth"
+ * still reaches its format.
+ */
+const ENVELOPE_READERS: ReadonlySet<FormatParser> = new Set([syslogAuth, genericJson, plainText, keyValue, genericText]);
+
+/**
  * Parses one raw artifact, or throws ParseFailure saying why it could not.
  * A parser that recognises its format but finds it broken throws, and that
  * ends the attempt: a damaged EVE line is a failure to report, not generic JSON.
+ * The source's own formats come first, then formats detected by content (only
+ * when needed: most lines stop at their source's format).
  */
 export function parseRaw(raw: string, ctx: ParseContext): ParsedRaw {
   if (raw.trim() === '') throw new ParseFailure('empty artifact');
   const source = ctx.source.toLowerCase();
   const preferred = BY_SOURCE[source] ?? (deviceCatalogue().namesDevice(source) ? [deviceFormats] : []);
+  let unread: ParsedRaw | null = null;
   for (const parser of preferred) {
     const parsed = tryParser(parser, raw, ctx);
-    if (parsed) return parsed;
+    if (!parsed) continue;
+    if (!ENVELOPE_READERS.has(parser) || parsed.fields['event.category'] !== undefined) return parsed;
+    unread ??= parsed;
   }
-  // Content detection only when the source's own formats did not take the line: most lines stop above.
   for (const parser of PARSERS) {
-    if (preferred.includes(parser) || !parser.detect(raw)) continue;
+    // Once an envelope reader took the line, only a specific format can add to it.
+    if (preferred.includes(parser) || (unread && ENVELOPE_READERS.has(parser)) || !parser.detect(raw)) continue;
     const parsed = tryParser(parser, raw, ctx);
-    if (parsed) return parsed;
+    if (!parsed) continue;
+    if (!ENVELOPE_READERS.has(parser) || parsed.fields['event.category'] !== undefined) return parsed;
+    unread ??= parsed;
   }
+  if (unread) return unread;
   throw new ParseFailure(`no parser recognised the artifact (source "${ctx.source}")`);
 }
 

@@ -6,7 +6,9 @@
 // program. The first decoder that matches sets the fields.
 import { canonicalIp } from '../ip.js';
 import type { EventFields } from '../types.js';
+import { MASK, maskClientText } from '../generic/generic-reading.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
+import { LiteralIndex } from './literal-index.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
 const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity']);
@@ -68,7 +70,10 @@ function tryDecoder(decoder: Decoder, text: Text, fields: EventFields): boolean 
   const message = text.value;
   const m = decoder.regex.exec(message);
   if (!m) return false;
-  apply(decoder, m.groups ?? {}, fields);
+  const groups: Record<string, string | undefined> = m.groups ?? {};
+  // On masked text (maskClientText), a capture that reaches into a masked part is text a client wrote: not used.
+  for (const [name, value] of Object.entries(groups)) if (value?.includes(MASK)) groups[name] = undefined;
+  apply(decoder, groups, fields);
   return true;
 }
 
@@ -105,6 +110,9 @@ export class DecoderIndex {
   private readonly fallbacks: Service[];
   /** The decoders of the non-fallback services that say what literal a line must hold, most specific first. */
   private readonly byContent: Decoder[];
+  /** Their literals, as written and (for case-blind decoders) lower-cased. */
+  private readonly contentLiterals = new LiteralIndex<Decoder>();
+  private readonly contentLiteralsLower = new LiteralIndex<Decoder>();
   /** Program name -> services, memoised: globs are tried once per distinct program. */
   private readonly programCache = new Map<string, Service[]>();
 
@@ -123,6 +131,10 @@ export class DecoderIndex {
       .filter((s) => !s.spec.fallback)
       .flatMap((s) => s.decoders.filter(readsByContent))
       .sort((a, b) => required(b) - required(a));
+    for (const decoder of this.byContent) {
+      const index = decoder.regex.ignoreCase ? this.contentLiteralsLower : this.contentLiterals;
+      for (const literal of decoder.contains) index.add(literal, decoder);
+    }
   }
 
   private forProgram(program: string): Service[] {
@@ -166,7 +178,11 @@ export class DecoderIndex {
    */
   decodeByContent(message: string, fields: EventFields): boolean {
     const text = new Text(message);
-    return this.byContent.some((decoder) => tryDecoder(decoder, text, fields));
+    const candidates = new Set<Decoder>();
+    this.contentLiterals.collect(message, candidates);
+    this.contentLiteralsLower.collect(text.lowerCase(), candidates);
+    if (candidates.size === 0) return false;
+    return this.byContent.some((decoder) => candidates.has(decoder) && tryDecoder(decoder, text, fields));
   }
 
   /**
@@ -176,9 +192,13 @@ export class DecoderIndex {
    */
   decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
     const claimed = this.claims(program, source);
+    let masked: string | undefined;
     for (const service of this.fallbacks) {
       if (service.spec.unclaimed_only && claimed) continue;
-      if (tryService(service, message, fields)) return true;
+      // Loose shapes read text whose layout nobody vouches for: quoted values, paths and
+      // e-mail addresses in it are a client's words ("for \"from 1.2.3.4\" from A"), not the peer.
+      if (service.spec.unclaimed_only) masked ??= maskClientText(message);
+      if (tryService(service, service.spec.unclaimed_only ? masked! : message, fields)) return true;
     }
     return false;
   }

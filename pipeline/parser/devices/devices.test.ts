@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
-import { DeviceCatalogueError, loadVendors } from './spec.js';
 import { DeviceCatalogue } from './index.js';
 import { csvFields } from './read.js';
+import { DeviceCatalogueError, loadVendors } from './spec.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
 const vendors = loadVendors();
@@ -75,10 +75,10 @@ tests: [{ line: 'kind=url', expect: {} }]
     expect(file['url.original']).toBeUndefined();
   });
 
-  it('reads values with spaces up to the separator when value_spaces is set, quoted values as before', () => {
+  it('reads values with spaces up to a separator other than a space, quoted values as before', () => {
     const parser = catalogue(`vendor: v
 description: d
-formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: '|', value_spaces: true }, fields: { product: observer.product, src: source.ip, msg: message } }]
+formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: '|' }, fields: { product: observer.product, src: source.ip, msg: message } }]
 tests: [{ line: 'act=1', expect: {} }]
 `);
     expect(parser.parse('act=accept|product=VPN-1 & FireWall-1|msg="a|b"|src=10.0.0.1', ctx)).toMatchObject({ 'observer.product': 'VPN-1 & FireWall-1', message: 'a|b', 'source.ip': '10.0.0.1' });
@@ -98,7 +98,7 @@ tests: [{ line: 'act=1', expect: {} }]
   it('takes any of several separator characters', () => {
     const parser = catalogue(`vendor: v
 description: d
-formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: ';,)', value_spaces: true }, fields: { t: event.reason, src: source.ip, last: message } }]
+formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: ';,)' }, fields: { t: event.reason, src: source.ip, last: message } }]
 tests: [{ line: 'act=1', expect: {} }]
 `);
     expect(parser.parse('act=permit;t=2024/3/10 10:00:00, src=10.0.0.2,last=x y)', ctx)).toMatchObject({ 'event.reason': '2024/3/10 10:00:00', 'source.ip': '10.0.0.2', message: 'x y' });
@@ -141,5 +141,102 @@ describe('device formats and text someone else wrote', () => {
       expect(fields['cairn.decoder'], prefix).toBe('fortinet/fortigate');
       expect(fields['source.ip'], prefix).toBe('172.16.1.2');
     }
+  });
+});
+
+describe('device format layouts and value kinds', () => {
+  const ctx = { source: 'test', receivedAt: RECEIVED };
+  // One vendor file written for these tests: each format exercises one layout.
+  const yaml = String.raw`
+vendor: t
+description: test formats
+formats:
+  - name: json
+    markers: ['"kind"']
+    start: '(?=\{)'
+    layout: json
+    unwrap: event
+    require: { kind: t }
+  - name: cef
+    markers: ['CEF:0|T|']
+    start: 'CEF:0\|T\|(?<cef_name>[^|]*)\|'
+    layout: cef
+  - name: text
+    markers: ['TXT ']
+    start: 'TXT '
+    layout: text
+    pairs: true
+    messages:
+      - { name: first, match: '^(?<verb>[a-z]+) {IP:peer}', continue: true }
+      - { name: second, match: '\bport (?<peer_port>\d+)', continue: true }
+      - { name: third, match: '\b(?<word>zzz)\b' }
+      - { name: never, match: '\b(?<never>port)\b' }
+  - name: tabs
+    markers: ["\tb="]
+    start: '(?=a=)'
+    layout: kv
+    kv: { separator: "\t" }
+fields:
+  src: source.ip
+  n: labels.n
+  ext_src: source.ip
+  msg: message
+  peer: source.ip
+  peer_port: source.port
+  code: [event.code, { to: event.action, map: { '7': seven } }]
+  a: labels.a
+  b: labels.b
+  proto: { to: network.transport, as: transport }
+  ep: { to: destination, as: endpoint }
+  path: url.original
+rules:
+  - set: { event.category: [network], event.type: [info] }
+  - if: { host: { present: true } }
+    set: { url.original: 'http://$host$path' }
+tests: [{ line: 'TXT x', expect: {} }]
+`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-devices-'));
+  fs.writeFileSync(path.join(dir, 't.yaml'), yaml);
+  const catalogue = new DeviceCatalogue(loadVendors(dir));
+  const read = (line: string) => catalogue.parse(line, ctx);
+
+  it('json: nested keys by dotted names, an envelope key unwrapped, lists joined; not an object is not the format', () => {
+    const fields = read('{"kind":"t","event":{"src":"192.0.2.1","n":[1,2],"code":7}}');
+    expect(fields?.['source.ip']).toBe('192.0.2.1');
+    expect(fields?.['labels.n']).toBe('1,2');
+    expect(fields?.['event.code']).toBe('7');
+    expect(read('{"kind":"t" broken')).toBeNull();
+  });
+
+  it('a record key may feed several fields, one through a table', () => {
+    expect(read('{"kind":"t","code":"7"}')).toMatchObject({ 'event.code': '7', 'event.action': 'seven' });
+    expect(read('{"kind":"t","code":"8"}')?.['event.action']).toBeUndefined();
+  });
+
+  it('cef: extension values run to the next key and unescape "\\="', () => {
+    const fields = read('CEF:0|T|name|src=192.0.2.2 msg=two words a\\=b proto=TCP');
+    expect(fields).toMatchObject({ 'source.ip': '192.0.2.2', message: 'two words a=b', 'network.transport': 'tcp' });
+  });
+
+  it('text: continued messages each add their captures, until one that does not continue', () => {
+    const fields = read('TXT open 192.0.2.3 port 4242 zzz port b=x');
+    expect(fields).toMatchObject({ 'source.ip': '192.0.2.3', 'source.port': 4242, 'labels.b': 'x' });
+    expect(fields?.['cairn.decoder']).toBe('t/text');
+  });
+
+  it('kv with a separator other than a space keeps the spaces of a bare value', () => {
+    expect(read('a=one two\tb=three')).toMatchObject({ 'labels.a': 'one two', 'labels.b': 'three' });
+  });
+
+  it('transport and application pairs, portless endpoints, URL templates', () => {
+    expect(read('TXT x proto=tcp/http')).toMatchObject({ 'network.transport': 'tcp', 'network.protocol': 'http' });
+    expect(read('TXT x proto=HTTP/tcp')).toMatchObject({ 'network.transport': 'tcp', 'network.protocol': 'http' });
+    const numbered = read('TXT x proto=tcp/443');
+    expect(numbered?.['network.transport']).toBe('tcp');
+    expect(numbered?.['network.protocol']).toBeUndefined();
+    const endpoint = read('TXT x ep=192.0.2.4::X1');
+    expect(endpoint).toMatchObject({ 'destination.ip': '192.0.2.4', 'destination.interface.name': 'X1' });
+    expect(endpoint?.['destination.port']).toBeUndefined();
+    expect(read('TXT x host=www.example.com path=/a/b?c=d')).toMatchObject({ 'url.original': 'http://www.example.com/a/b?c=d', 'url.domain': 'www.example.com', 'url.path': '/a/b', 'url.query': 'c=d' });
   });
 });

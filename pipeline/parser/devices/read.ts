@@ -1,6 +1,8 @@
 // Reading one line with a compiled device format: the syslog header before
 // the payload, the payload as a record of the vendor's keys, the record as
 // ECS fields (spec.ts says what each part of a format means).
+import { parseExtension } from '../formats/cef.js';
+import { flattenInto } from '../formats/generic-json.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
@@ -117,6 +119,29 @@ function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord):
   return variant.name;
 }
 
+/**
+ * A JSON object's fields under dotted names, as text (a list joined by commas), those under `unwrap`
+ * also without its prefix; false when the payload is no object.
+ */
+function readJson(payload: string, record: DeviceRecord, unwrap: string | undefined): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return false;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const flat: EventFields = {};
+  flattenInto(flat, value as Record<string, unknown>, '');
+  const prefix = unwrap === undefined ? undefined : `${unwrap}.`;
+  for (const [key, v] of Object.entries(flat)) {
+    const text = Array.isArray(v) ? v.join(',') : String(v);
+    setOwn(record, key, text);
+    if (prefix !== undefined && key.startsWith(prefix)) setOwn(record, key.slice(prefix.length), text);
+  }
+  return true;
+}
+
 function holds(when: CompiledWhen, record: DeviceRecord): boolean {
   for (const [key, test] of when) if (!test(record[key])) return false;
   return true;
@@ -153,18 +178,25 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 
   if (format.layout === 'kv') readKv(format, payload, record);
   else if (format.layout === 'csv') readCsv(format, payload, record);
-  else record.message = payload;
+  else if (format.layout === 'json') {
+    if (!readJson(payload, record, format.unwrap)) return null;
+  } else if (format.layout === 'cef') {
+    for (const [key, value] of parseExtension(payload)) if (record[key] === undefined) setOwn(record, key, value);
+  } else {
+    record.message = payload;
+    if (format.kvPair) readKv(format, payload, record);
+  }
   if (!holds(format.require, record)) return null;
 
-  let messageSet: Setter[] | undefined;
+  const messageSets: Setter[][] = [];
   for (const message of format.messages) {
     const text = record[message.on];
     if (text === undefined || (message.contains && !text.includes(message.contains)) || !holds(message.when, record)) continue;
     const m = message.regex.exec(text);
     if (!m) continue;
     for (const [key, value] of Object.entries(m.groups ?? {})) if (value !== undefined) setOwn(record, key, value);
-    messageSet = message.set;
-    break;
+    messageSets.push(message.set);
+    if (!message.continue) break;
   }
 
   for (const mapping of format.fields) {
@@ -193,7 +225,7 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   }
 
   for (const rule of format.rules) if (holds(rule.when, record)) applySetters(rule.set, record, fields, ctx);
-  if (messageSet) applySetters(messageSet, record, fields, ctx);
+  for (const set of messageSets) applySetters(set, record, fields, ctx);
   finish(fields);
   return fields;
 }

@@ -14,12 +14,19 @@
 //            kv    key=value pairs (the assign and pair separators are options)
 //            csv   comma separated columns, named per variant (a log type), the variant
 //                  chosen by a pattern on the payload
-//            text  the payload is the record's `message`, read by `messages`
+//            text  the payload is the record's `message`, read by `messages` (with
+//                  `pairs: true` its key=value pairs are read too, for logs that put
+//                  positional words before pairs)
+//            json  a JSON object, its nested keys flattened to dotted names (`unwrap`
+//                  names an envelope key whose object's keys are also read without it)
+//            cef   an ArcSight CEF extension (start captures the header's fields):
+//                  key=value pairs whose values run to the next key
 //   require  conditions the record must meet, or the line is not this format
 //   messages patterns tried in order on a record value (default `message`), each with a
 //            condition (`if`, e.g. a message id); the first that matches adds its named
-//            captures to the record and its `set` fields to the event
-//   fields   record key -> ECS field, with the kind of value (address, port, transport...)
+//            captures to the record and its `set` fields to the event (one marked
+//            `continue` lets the next messages be tried too)
+//   fields   record key -> ECS field (or a list of them), with the kind of value (address, port, transport...)
 //   rules    conditions on the record, each setting ECS fields (categorisation, outcome);
 //            every rule that holds applies, in order, so later rules refine earlier ones
 //   time     which record keys hold the device's own time
@@ -56,7 +63,8 @@ const FieldTarget = z.union([
     if: When.optional(),
   }),
 ]);
-/** One target, or several (each usually with its own `if`). */
+
+/** One record key may feed several ECS fields (a message id is event.code and, through a table, event.action). */
 const FieldTargets = z.union([FieldTarget, z.array(FieldTarget).min(1)]);
 
 const MessageSpec = z.strictObject({
@@ -68,6 +76,8 @@ const MessageSpec = z.strictObject({
   contains: z.string().optional(),
   match: z.string().min(1),
   ignore_case: z.boolean().default(false),
+  /** After a match the next messages are tried too: a pattern for a piece that some lines have. */
+  continue: z.boolean().default(false),
   set: z.record(z.string(), Template).default({}),
 });
 
@@ -97,18 +107,15 @@ const FormatSpec = z.strictObject({
   observer: Observer.optional(),
   markers: z.array(z.string().min(2)).min(1),
   start: z.string().min(1),
-  layout: z.enum(['kv', 'csv', 'text']),
+  layout: z.enum(['kv', 'csv', 'text', 'json', 'cef']),
+  /** A text layout also reads the payload's key=value pairs (by the `kv` options). */
+  pairs: z.boolean().default(false),
+  /** A json layout whose event sits under this key ({"sourcetype": ..., "event": {...}}) reads its keys as if at the top too. */
+  unwrap: z.string().min(1).optional(),
   /** Conditions the record must meet for the format to claim the line (keys every line of it has). */
   require: When.default({}),
-  kv: z
-    .strictObject({
-      assign: z.string().min(1).max(2).default('='),
-      /** The pair separator; several characters mean any of them (";," for logs that use either). */
-      separator: z.string().max(3).default(' '),
-      /** Unquoted values run to the separator, spaces included ("product=VPN-1 & FireWall-1|src=..."); default: to the first space. */
-      value_spaces: z.boolean().default(false),
-    })
-    .default({ assign: '=', separator: ' ', value_spaces: false }),
+  /** The pair separator may be several characters, any of which separates (";," for logs that use either). */
+  kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(3).default(' ') }).default({ assign: '=', separator: ' ' }),
   csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
   messages: z.array(MessageSpec).default([]),
   fields: z.record(z.string(), FieldTargets).default({}),
@@ -173,6 +180,7 @@ export interface CompiledMessage {
   contains?: string;
   regex: RegExp;
   set: Setter[];
+  continue: boolean;
 }
 
 export interface CompiledRule {
@@ -187,7 +195,8 @@ export interface CompiledFormat {
   observer?: z.infer<typeof Observer>;
   markers: string[];
   start: RegExp;
-  layout: 'kv' | 'csv' | 'text';
+  layout: 'kv' | 'csv' | 'text' | 'json' | 'cef';
+  unwrap?: string;
   require: CompiledWhen;
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
@@ -245,28 +254,25 @@ function setters(set: Record<string, TemplateValue>): Setter[] {
   return Object.entries(set).map(([field, template]) => ({ field, template }));
 }
 
-/** Each record key's mappings (a format's list for a key replaces the vendor's). */
-function fieldMappings(fields: VendorSpec['fields'], where: string, file: string): Map<string, FieldMapping[]> {
-  return new Map(
-    Object.entries(fields).map(([key, targets]) => [
-      key,
-      (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
-        if (typeof target === 'string') return { key, to: target, kind: 'auto' };
-        const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
-        const when = target.if ? compileWhen(target.if, `${where}: field ${key}`, file) : undefined;
-        return { key, to: target.to, kind: target.as ?? 'auto', map, when };
-      }),
-    ]),
+function fieldMappings(fields: VendorSpec['fields'], where: string, file: string): FieldMapping[] {
+  return Object.entries(fields).flatMap(([key, targets]) =>
+    (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
+      if (typeof target === 'string') return { key, to: target, kind: 'auto' };
+      const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
+      const when = target.if ? compileWhen(target.if, `${where}: field ${key}`, file) : undefined;
+      return { key, to: target.to, kind: target.as ?? 'auto', map, when };
+    }),
   );
 }
 
-/** The pair pattern of a kv layout: a key, the assign text, then a quoted value or a bare one up to a separator (or a space). */
-function kvPairRegex(assign: string, separator: string, valueSpaces: boolean): RegExp {
-  const sep = [...separator]
-    .filter((c) => c !== ' ')
-    .map((c) => c.replace(/[\]\\^-]/g, '\\$&'))
-    .join('');
-  const bare = valueSpaces && sep !== '' ? `[^${sep}]*` : `[^\\s${sep}]*`;
+/**
+ * The pair pattern of a kv layout: a key, the assign text, then a quoted value
+ * or a bare one up to the separator. Between space-separated pairs a bare value
+ * ends at a space; with another separator (tab, comma, pipe) it may hold spaces.
+ */
+function kvPairRegex(assign: string, separator: string): RegExp {
+  const separators = [...separator].map((c) => c.replace(/[\]\\^-]/g, '\\$&')).join('');
+  const bare = separator === ' ' ? '[^\\s]*' : `[^${separators}\\r\\n]*`;
   return new RegExp(`([A-Za-z_][\\w.\\-/]*)${escapeRegex(assign)}("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|${bare})`, 'g');
 }
 
@@ -281,8 +287,11 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     contains: m.contains,
     regex: compileCatalogueRegex(m.match, `${where} message ${m.name}`, file, m.ignore_case ? 'i' : ''),
     set: setters(m.set),
+    continue: m.continue,
   }));
-  const byKey = new Map([...fieldMappings(vendor.fields, where, file), ...fieldMappings(format.fields, where, file)]);
+  // A format's mapping of a key replaces the vendor's.
+  const formatKeys = new Set(Object.keys(format.fields));
+  const mappings = [...fieldMappings(vendor.fields, where, file).filter((f) => !formatKeys.has(f.key)), ...fieldMappings(format.fields, where, file)];
   return {
     vendor: vendor.vendor,
     name: format.name,
@@ -291,14 +300,15 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
     markers: format.markers,
     start: compileRegex(format.start, `${where}: start`, file),
     layout: format.layout,
+    unwrap: format.unwrap,
     require: compileWhen(format.require, `${where}: require`, file),
-    kvPair: format.layout === 'kv' ? kvPairRegex(format.kv.assign, format.kv.separator, format.kv.value_spaces) : undefined,
+    kvPair: format.layout === 'kv' || format.pairs ? kvPairRegex(format.kv.assign, format.kv.separator) : undefined,
     csv: format.csv && {
       delimiter: format.csv.delimiter,
       variants: format.csv.variants.map((v) => ({ name: v.name, when: v.when ? compileRegex(v.when, `${where} variant ${v.name}`, file) : null, columns: v.columns })),
     },
     messages,
-    fields: [...byKey.values()].flat(),
+    fields: mappings,
     rules: [...vendor.rules, ...format.rules].map((r, i) => ({ when: compileWhen(r.if, `${where} rule ${i + 1}`, file), set: setters(r.set) })),
     time: format.time ?? vendor.time,
   };

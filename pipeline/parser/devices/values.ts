@@ -46,6 +46,7 @@ function defaultKind(field: string): ValueKind {
   if (NUMERIC_FIELDS.has(field) || NUMERIC_SUFFIXES.some((s) => field.endsWith(s))) return 'number';
   if (ARRAY_FIELDS.has(field)) return 'list';
   if (field === 'network.transport') return 'transport';
+  if (field === 'url.original') return 'url';
   if (field === '@timestamp' || field === 'event.start' || field === 'event.end') return 'time';
   return 'string';
 }
@@ -59,8 +60,9 @@ function setAddress(fields: EventFields, field: string, value: string): void {
   else if (field.endsWith('.ip') && HOST_NAME.test(value) && /[A-Za-z]/.test(value)) fields[`${field.slice(0, -3)}.domain`] = value.toLowerCase();
 }
 
-// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
-const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{1,5}))?(?::(\S+))?$/;
+// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall; "1.2.3.4::X1" without a port, "1.2.3.4:80:X1:host" with the
+// name it resolved), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
+const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{0,5}))?(?::([^:\s]+)(?::(\S+))?)?$/;
 const ENDPOINT_V6 = /^\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?$/;
 
 function setEndpoint(fields: EventFields, prefix: string, value: string): void {
@@ -69,6 +71,7 @@ function setEndpoint(fields: EventFields, prefix: string, value: string): void {
   setAddress(fields, `${prefix}.ip`, m[1]!);
   if (m[2] !== undefined) setNumber(fields, `${prefix}.port`, m[2]);
   if (m[3] !== undefined) fields[`${prefix}.interface.name`] = m[3];
+  if (m[4] !== undefined && HOST_NAME.test(m[4])) fields[`${prefix}.domain`] = m[4].toLowerCase();
 }
 
 function setNumber(fields: EventFields, field: string, value: string): void {
@@ -82,15 +85,27 @@ const IANA = lookupTable<string>({ '1': 'icmp', '2': 'igmp', '6': 'tcp', '17': '
 const IANA_NUMBER = lookupTable<string>(Object.fromEntries(Object.entries(IANA).map(([n, name]) => [name, n])));
 const TRANSPORT_ALIASES = lookupTable<string>({ icmpv6: 'ipv6-icmp', icmp6: 'ipv6-icmp', 'ipv6-icmp': 'ipv6-icmp', ipv6icmp: 'ipv6-icmp' });
 
-/** network.transport and network.iana_number from "TCP", "tcp/http" (SonicWall), "6", "protocol 17" or "proto-6". */
+function transportName(word: string): string | undefined {
+  return /^\d{1,3}$/.test(word) ? IANA[word] : (TRANSPORT_ALIASES[word] ?? word);
+}
+
+/**
+ * network.transport and network.iana_number from "TCP", "6", "protocol 17" or "proto-6". Of a pair
+ * naming a transport and an application ("tcp/http" on SonicWall, "HTTP/tcp" on WatchGuard), the
+ * transport is the one IANA numbers and the other is network.protocol.
+ */
 export function setTransport(fields: EventFields, value: string): void {
   const text = value.trim().toLowerCase().replace(/^(?:protocol |proto-?)/, '');
-  const word = text.split(/[/\s]/)[0]!;
-  const name = /^\d{1,3}$/.test(word) ? IANA[word] : (TRANSPORT_ALIASES[word] ?? word);
+  const words = text.split(/[/\s]/).filter((w) => w !== '');
+  const known = text.includes('/') ? words.findIndex((w) => IANA_NUMBER[transportName(w) ?? ''] !== undefined) : -1;
+  const word = words[Math.max(known, 0)];
+  const name = word === undefined ? undefined : transportName(word);
   if (!name || !/^[a-z][a-z0-9-]*$/.test(name)) return;
   fields['network.transport'] = name;
-  const number = /^\d{1,3}$/.test(word) ? word : IANA_NUMBER[name];
+  const number = /^\d{1,3}$/.test(word!) ? word : IANA_NUMBER[name];
   if (number) fields['network.iana_number'] = number;
+  const application = known >= 0 ? words.find((w, i) => i !== known && /^[a-z][a-z0-9-]*$/.test(w)) : undefined;
+  if (application) fields['network.protocol'] = application;
 }
 
 /** "DOMAIN\user" or "user@domain" to <prefix>.name and <prefix>.domain; a bare name to <prefix>.name. */

@@ -56,8 +56,8 @@ describe('generic reading: the peer', () => {
   });
 });
 
-describe('generic reading: text a client controls is never the peer', () => {
-  it.each([
+/** Lines whose only address a client wrote (a user name, a path, a query string, a quoted value, an e-mail address), or wrote beside the real peer. */
+const HOSTILE: [string, string | undefined][] = [
     // user names
     ['Invalid user 1.2.3.4 from 198.51.100.30', '198.51.100.30'],
     ['login failed for user 1.2.3.4', undefined],
@@ -83,8 +83,21 @@ describe('generic reading: text a client controls is never the peer', () => {
     ['rejected sender 1.2.3.4@example.com', undefined],
     ['denied mail from 1.2.3.4@example.com', undefined],
     ['reject: from=<x@[1.2.3.4]> client 198.51.100.38', '198.51.100.38'],
-  ])('%s', (message, ip) => {
+];
+
+describe('generic reading: text a client controls is never the peer', () => {
+  it.each(HOSTILE)('%s', (message, ip) => {
     expect(read(message)['source.ip']).toBe(ip);
+  });
+
+  it.each(HOSTILE)('through parseRaw, behind a program no decoder knows: %s', (message, ip) => {
+    let fields: EventFields = {};
+    try {
+      fields = parse(`Jan 15 10:20:30 host myapp[12]: ${message}`);
+    } catch (err) {
+      if (!(err instanceof ParseFailure)) throw err;
+    }
+    expect(fields['source.ip']).toBe(ip);
   });
 
   it('stays bounded on a 100 KB hostile line', () => {

@@ -27,39 +27,67 @@ export const GENERIC_DECODER = 'generic';
 const MAX_TEXT = 8192;
 
 // --- masking what a client controls ----------------------------------------
-// Each replaces its match with filler of the same length, so positions hold.
+// Each replaces what it finds with filler of the same length, so positions hold.
+// Every pattern here runs in time linear in the line (no open-ended run that
+// a failed match would rescan from the next character).
+const FILLER = '\u0000';
+/** What masked text is filled with: a capture holding it reached into text a client wrote. */
+export const MASK = FILLER;
+
+/** Quoted values: "...", '...', `...` (a quote without its pair masks nothing). */
+const QUOTED = /"[^"]*"|'[^']*'|`[^`]*`/g;
+/** The value of user=, login=, account: ... (a name the client typed). */
+const USER_VALUE = /\b(?:user(?:name)?|login|account|acct|ruser|logname)\s?[=:]\s?<?[^\s,;>]*/gi;
+/** A run of text between spaces, quotes and angle brackets: where URLs, paths, queries and e-mail addresses live. */
+const TOKEN = /[^\s"'<>]+/g;
+const PATH_SLASH_AFTER = /[\w.\]]/;
+
+/**
+ * A token as far as a client wrote it: all of it for a URL (://), a query
+ * string (? then =) or an e-mail address (@ after its first character); from
+ * the first "/" that starts a path (not one inside a word: "tcp/http" stays).
+ */
+function maskToken(token: string): string {
+  const query = token.indexOf('?');
+  if (token.includes('://') || (query >= 0 && token.indexOf('=', query) > query) || token.indexOf('@') > 0) return FILLER.repeat(token.length);
+  for (let i = token.indexOf('/'); i >= 0; i = token.indexOf('/', i + 1)) {
+    if (i === 0 || !PATH_SLASH_AFTER.test(token[i - 1]!)) return token.slice(0, i) + FILLER.repeat(token.length - i);
+  }
+  return token;
+}
+
+function fill(match: string): string {
+  return FILLER.repeat(match.length);
+}
+
 /** Masked for every use: quoted values, URLs and paths, query strings, e-mail addresses, user= values. */
-const CLIENT_TEXT: RegExp[] = [
-  // Quoted values: "...", '...', `...` (a quote without its pair masks nothing).
-  /"[^"]*"|'[^']*'|`[^`]*`/g,
-  // URLs and paths: a token with ://, or starting with / or ~/, and query strings.
-  /[^\s"'<>]*:\/\/[^\s"'<>]*|(?<![\w.\]])\/[^\s"'<>]*|[^\s"'<>]*\?[^\s"'<>]*=[^\s"'<>]*/g,
-  // E-mail addresses, local part and domain: the sender chose them.
-  /[^\s@<>"'(),;[\]]+@[^\s<>"'(),;]+/g,
-  // The value of user=, login=, account: ... (a name the client typed).
-  /\b(?:user(?:name)?|login|account|acct|ruser|logname)\s?[=:]\s?<?[^\s,;>]*/gi,
-];
+function maskQuotedAndTokens(text: string): string {
+  let out = /["'`]/.test(text) ? text.replace(QUOTED, fill) : text;
+  if (/[/?@]/.test(out)) out = out.replace(TOKEN, maskToken);
+  return /[=:]/.test(out) ? out.replace(USER_VALUE, fill) : out;
+}
+
 /**
  * Masked too before the peer is looked for (but not before the verbs are
  * read: "user added" must stay readable): the word after "user" or "as" (not
  * a verdict word: "user unknown"), and the word after "for" that precedes "from".
  */
 const USER_WORDS: RegExp[] = [
-  /\b(?:user|as)(?: <| )(?!(?:unknown|not|does|doesn't|failed|authentication|login|logged|session|from|by|for|name|id)\b)[^\s,;>]+/gi,
-  /\bfor \S+(?= from\b)/gi,
+  /(?<=\b(?:user|as)(?: <| ))(?!(?:unknown|not|does|doesn't|failed|authentication|login|logged|session|from|by|for|name|id)\b)[^\s,;>]+/gi,
+  /(?<=\bfor )\S+(?= from\b)/gi,
 ];
-const FILLER = '\u0000';
 
-/** The characters without which each CLIENT_TEXT mask cannot match: most lines skip most masks. */
-const CLIENT_TEXT_NEEDS: RegExp[] = [/["'`]/, /[/?]/, /@/, /[=:]/];
+function maskUserWords(text: string): string {
+  return USER_WORDS.reduce((out, re) => out.replace(re, fill), text);
+}
 
-function maskWith(text: string, masks: RegExp[], needs?: RegExp[]): string {
-  let out = text;
-  masks.forEach((re, i) => {
-    if (needs && !needs[i]!.test(out)) return;
-    out = out.replace(re, (m) => FILLER.repeat(m.length));
-  });
-  return out;
+/**
+ * `text` with what a client controls filled with MASK, positions kept: quoted
+ * values, URLs and paths, query strings, e-mail addresses, user= values, and
+ * the word after "user", "as" and "for ... from" (the keywords stay readable).
+ */
+export function maskClientText(text: string): string {
+  return maskUserWords(maskQuotedAndTokens(text));
 }
 
 // --- the peer ---------------------------------------------------------------
@@ -222,9 +250,9 @@ export function readGeneric(message: string, fields: EventFields, options: Gener
   const pairs = text.includes('=') ? readPairs(text) : undefined;
   if (pairs) Object.assign(read, pairs);
 
-  const masked = maskWith(text, CLIENT_TEXT, CLIENT_TEXT_NEEDS);
+  const masked = maskQuotedAndTokens(text);
   if (read['source.ip'] === undefined) {
-    const peer = findPeer(maskWith(masked, USER_WORDS));
+    const peer = findPeer(maskUserWords(masked));
     if (peer?.ip) read['source.ip'] = peer.ip;
     else if (peer?.domain) read['source.domain'] = peer.domain;
   }
