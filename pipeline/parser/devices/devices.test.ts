@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
 import { DeviceCatalogue } from './index.js';
-import { headerFields } from './read.js';
+import { csvFields, headerFields } from './read.js';
 import { DeviceCatalogueError, loadVendors } from './spec.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
@@ -47,6 +47,75 @@ describe('device catalogue loading', () => {
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: kv, fields: { a: { to: b, as: nope } } }]`)).toThrow(DeviceCatalogueError);
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: csv }]`)).toThrow(/needs csv\.variants/);
     expect(() => loadOne(`${base}formats: [{ name: f, markers: [ab], start: 'a', layout: text }]`)).toThrow(/needs messages/);
+  });
+});
+
+describe('device format engine', () => {
+  function catalogue(yaml: string): DeviceCatalogue {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-devices-'));
+    fs.writeFileSync(path.join(dir, 'v.yaml'), yaml);
+    return new DeviceCatalogue(loadVendors(dir));
+  }
+  const ctx = { source: 'x', receivedAt: RECEIVED };
+
+  it('applies a field mapping only where its condition holds, and several mappings of one key', () => {
+    const parser = catalogue(`vendor: v
+description: d
+fields:
+  misc:
+    - { to: url, as: url, if: { kind: url } }
+    - { to: file.name, if: { kind: [file, virus] } }
+  who: [{ to: user, as: identity }, { to: source.user, as: identity }]
+formats: [{ name: f, markers: ['kind='], start: '(?=kind=)', layout: kv }]
+tests: [{ line: 'kind=url', expect: {} }]
+`);
+    expect(parser.parse('kind=url misc=www.example.com/a/b?c=1 who=CORP\\ann', ctx)).toMatchObject({ 'url.domain': 'www.example.com', 'url.path': '/a/b', 'url.query': 'c=1', 'user.name': 'ann', 'source.user.domain': 'CORP' });
+    const file = parser.parse('kind=virus misc=setup.exe', ctx)!;
+    expect(file['file.name']).toBe('setup.exe');
+    expect(file['url.original']).toBeUndefined();
+  });
+
+  it('reads values with spaces up to a separator other than a space, quoted values as before', () => {
+    const parser = catalogue(`vendor: v
+description: d
+formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: '|' }, fields: { product: observer.product, src: source.ip, msg: message } }]
+tests: [{ line: 'act=1', expect: {} }]
+`);
+    expect(parser.parse('act=accept|product=VPN-1 & FireWall-1|msg="a|b"|src=10.0.0.1', ctx)).toMatchObject({ 'observer.product': 'VPN-1 & FireWall-1', message: 'a|b', 'source.ip': '10.0.0.1' });
+  });
+
+  it('splits CSV with quoted fields, doubled quotes and quotes inside bare fields, up to the fields it needs', () => {
+    expect(csvFields('a,"b,c",,"say ""hi""",x"y', ',', 10)).toEqual(['a', 'b,c', '', 'say "hi"', 'x"y']);
+    expect(csvFields('a,b,c,d', ',', 2)).toEqual(['a', 'b']);
+    expect(csvFields('a,b,', ',', 5)).toEqual(['a', 'b', '']);
+    expect(csvFields('"open,never closed', ',', 5)).toEqual(['open,never closed']);
+    const started = performance.now();
+    expect(csvFields(','.repeat(100_000), ',', 80)).toHaveLength(80);
+    expect(csvFields('"'.repeat(100_001), ',', 80).length).toBeLessThan(80);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('takes any of several separator characters', () => {
+    const parser = catalogue(`vendor: v
+description: d
+formats: [{ name: f, markers: ['act='], start: '(?=act=)', layout: kv, kv: { separator: ';,)' }, fields: { t: event.reason, src: source.ip, last: message } }]
+tests: [{ line: 'act=1', expect: {} }]
+`);
+    expect(parser.parse('act=permit;t=2024/3/10 10:00:00, src=10.0.0.2,last=x y)', ctx)).toMatchObject({ 'event.reason': '2024/3/10 10:00:00', 'source.ip': '10.0.0.2', message: 'x y' });
+  });
+
+  it('takes the zone of an RFC 3339 header time for a device time written without one, and drops NAT to 0.0.0.0', () => {
+    const parser = catalogue(`vendor: v
+description: d
+time: { from: [t] }
+fields: { natsrc: source.nat.ip, natport: source.nat.port, src: source.ip }
+formats: [{ name: f, markers: ['t='], start: '(?=t=)', layout: kv, kv: { separator: ',' } }]
+tests: [{ line: 't=1', expect: {} }]
+`);
+    const fields = parser.parse('<14>1 2022-09-01T08:15:02+02:00 fw - - - - t="2022/09/01 08:15:02",src=10.0.0.1,natsrc=0.0.0.0,natport=0', ctx)!;
+    expect(fields['@timestamp']).toBe('2022-09-01T06:15:02.000Z');
+    expect(fields['source.nat.ip']).toBeUndefined();
+    expect(fields['source.nat.port']).toBeUndefined();
   });
 });
 

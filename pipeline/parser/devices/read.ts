@@ -1,7 +1,6 @@
 // Reading one line with a compiled device format: the syslog header before
 // the payload, the payload as a record of the vendor's keys, the record as
 // ECS fields (spec.ts says what each part of a format means).
-import { parse as parseCsv } from 'csv-parse/sync';
 import { parseExtension } from '../formats/cef.js';
 import { flattenInto } from '../formats/generic-json.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
@@ -46,6 +45,9 @@ function inZone(timestamp: string | undefined, zone: string | undefined, ctx: Pa
   const assumed = offsetMinutes(ctx.timezone) ?? 0;
   return new Date(Date.parse(timestamp) + (assumed - minutes) * 60_000).toISOString();
 }
+
+/** The zone of an RFC 3339 time in a syslog header ("2022-09-01T08:15:02.1+02:00 host"). */
+const HEADER_ZONE = /^(?:<\d{1,3}>)?(?:1 )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(Z|[+-]\d\d:?\d\d)\s/;
 
 /**
  * The syslog header before a device's payload, as ECS fields; null when the
@@ -134,12 +136,54 @@ function readKv(format: CompiledFormat, payload: string, record: DeviceRecord): 
   }
 }
 
+/**
+ * The first `count` fields of one CSV line: a field in double quotes may hold
+ * the delimiter and "" for a quote; a quote inside an unquoted field is text.
+ * Linear in the line and stops after the fields a variant names (a general CSV
+ * parser costs far more per line than the rest of a device format).
+ */
+export function csvFields(line: string, delimiter: string, count: number): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  while (fields.length < count && i <= line.length) {
+    if (line[i] === '"') {
+      let value = '';
+      let j = i + 1;
+      for (;;) {
+        const quote = line.indexOf('"', j);
+        if (quote < 0) {
+          value += line.slice(j);
+          j = line.length;
+          break;
+        }
+        value += line.slice(j, quote);
+        if (line[quote + 1] === '"') {
+          value += '"';
+          j = quote + 2;
+        } else if (quote + 1 === line.length || line[quote + 1] === delimiter) {
+          j = quote + 1;
+          break;
+        } else {
+          value += '"';
+          j = quote + 1;
+        }
+      }
+      fields.push(value);
+      i = j + 1;
+    } else {
+      const end = line.indexOf(delimiter, i);
+      fields.push(line.slice(i, end < 0 ? line.length : end));
+      i = end < 0 ? line.length + 1 : end + 1;
+    }
+  }
+  return fields;
+}
+
 function readCsv(format: CompiledFormat, payload: string, record: DeviceRecord): string | undefined {
   const csv = format.csv!;
   const variant = csv.variants.find((v) => !v.when || v.when.test(payload));
   if (!variant) return undefined;
-  const rows = parseCsv(payload, { delimiter: csv.delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, to_line: 1 }) as string[][];
-  const values = rows[0] ?? [];
+  const values = csvFields(payload, csv.delimiter, variant.columns.length);
   variant.columns.forEach((name, i) => {
     const value = values[i];
     if (name !== '' && value !== undefined && record[name] === undefined) setOwn(record, name, value);
@@ -233,14 +277,17 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     const parts = format.time.from.map((key) => record[key]);
     if (parts.every((p) => p !== undefined && !isNothing(p))) {
       const zone = format.time.zone ? record[format.time.zone] : undefined;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), ctx, format.time.format);
+      // The device's clock wrote both times: a zone the header's time names holds for the payload's time too.
+      const headerZone = HEADER_ZONE.exec(raw.slice(0, start.index))?.[1];
+      const timeCtx = headerZone ? { ...ctx, timezone: headerZone } : ctx;
+      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), timeCtx, format.time.format);
       if (time) fields['@timestamp'] = time;
     }
   }
 
   for (const mapping of format.fields) {
     const value = record[mapping.key];
-    if (value === undefined) continue;
+    if (value === undefined || (mapping.when && !holds(mapping.when, record))) continue;
     if (mapping.map) {
       const mapped = mapping.map.get(value.trim().toLowerCase());
       if (mapped === null || mapped === undefined) continue;
@@ -260,13 +307,16 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 /** Ports mean nothing for ICMP and the like: a device's "port" there is a type or an id. */
 const PORTLESS = new Set(['icmp', 'ipv6-icmp', 'igmp', 'gre', 'esp', 'ah', 'ospf', 'pim', 'vrrp']);
 
-/** What holds for every device: NAT equal to the real address is no NAT, network.type from the addresses. */
+/** Devices write the unspecified address (and port 0) for "not translated". */
+const NO_NAT = new Set(['0.0.0.0', '::']);
+
+/** What holds for every device: NAT equal to the real address, or to nothing, is no NAT; network.type from the addresses. */
 function finish(fields: EventFields): void {
   for (const side of ['source', 'destination']) {
-    if (fields[`${side}.nat.ip`] !== undefined && fields[`${side}.nat.ip`] === fields[`${side}.ip`] && (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`]) {
-      delete fields[`${side}.nat.ip`];
-      delete fields[`${side}.nat.port`];
-    }
+    const natIp = fields[`${side}.nat.ip`];
+    const samePort = (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`];
+    if (natIp !== undefined && (NO_NAT.has(String(natIp)) || (natIp === fields[`${side}.ip`] && samePort))) delete fields[`${side}.nat.ip`];
+    if (fields[`${side}.nat.ip`] === undefined) delete fields[`${side}.nat.port`];
   }
   const transport = fields['network.transport'];
   if (typeof transport === 'string' && PORTLESS.has(transport)) {

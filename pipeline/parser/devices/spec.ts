@@ -67,6 +67,8 @@ const OneTarget = z.union([
     as: z.enum(VALUE_KINDS).optional(),
     /** A table from the vendor's value (case ignored) to the ECS value; values not in it are left out. */
     map: z.record(z.string(), Template).optional(),
+    /** Conditions on the record: the mapping applies only when they hold (a column whose meaning depends on the log type). */
+    if: When.optional(),
   }),
 ]);
 /**
@@ -122,7 +124,8 @@ const FormatSpec = z.strictObject({
   unwrap: z.string().min(1).optional(),
   /** Conditions the record must meet for the format to claim the line (keys every line of it has). */
   require: When.default({}),
-  kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(1).default(' ') }).default({ assign: '=', separator: ' ' }),
+  /** The pair separator may be several characters, any of which separates (";," for logs that use either). */
+  kv: z.strictObject({ assign: z.string().min(1).max(2).default('='), separator: z.string().max(4).default(' ') }).default({ assign: '=', separator: ' ' }),
   csv: z.strictObject({ delimiter: z.string().length(1).default(','), variants: z.array(CsvVariant).min(1) }).optional(),
   messages: z.array(MessageSpec).default([]),
   fields: z.record(z.string(), FieldTarget).default({}),
@@ -174,6 +177,7 @@ export interface FieldMapping {
   to: string;
   kind: ValueKind;
   map?: ReadonlyMap<string, TemplateValue>;
+  when?: CompiledWhen;
 }
 
 export interface Setter {
@@ -264,12 +268,13 @@ function setters(set: Record<string, TemplateValue>): Setter[] {
   return Object.entries(set).map(([field, template]) => ({ field, template }));
 }
 
-function fieldMappings(fields: VendorSpec['fields']): FieldMapping[] {
+function fieldMappings(fields: VendorSpec['fields'], where: string, file: string): FieldMapping[] {
   return Object.entries(fields).flatMap(([key, targets]) =>
     (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
       if (typeof target === 'string') return { key, to: target, kind: 'auto' };
       const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
-      return { key, to: target.to, kind: target.as ?? 'auto', map };
+      const when = target.if ? compileWhen(target.if, `${where}: field ${key}`, file) : undefined;
+      return { key, to: target.to, kind: target.as ?? 'auto', map, when };
     }),
   );
 }
@@ -285,10 +290,11 @@ const QUOTED_VALUE = `"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'`;
 function kvPairRegex(assign: string, separator: string): RegExp {
   const equals = escapeRegex(assign);
   if (separator === ' ') return new RegExp(`([A-Za-z_][\\w.\\-/]*)${equals}(${QUOTED_VALUE}|[^\\s]*)`, 'g');
-  const sep = escapeRegex(separator);
-  const keyChar = `[^${sep}${escapeRegex(assign[0]!)}]`;
+  // The separator is a set of characters (Huawei writes ";" or ","), one of which ends a pair.
+  const sep = [...separator].map((c) => c.replace(/[\]\\^-]/g, '\\$&')).join('');
+  const first = escapeRegex(assign[0]!);
   // The key ends on a character that is no space, so "key  =" has one reading (no backtracking over spaces).
-  return new RegExp(`(?:^|${sep})\\s*([A-Za-z_](?:${keyChar}*[^\\s${sep}${escapeRegex(assign[0]!)}])?)\\s*${equals}(${QUOTED_VALUE}|[^${sep}]*)`, 'g');
+  return new RegExp(`(?:^|[${sep}])\\s*([A-Za-z_](?:[^${sep}${first}]*[^\\s${sep}${first}])?)\\s*${equals}(${QUOTED_VALUE}|[^${sep}\\r\\n]*)`, 'g');
 }
 
 const PIECE = /\{([A-Z][A-Z0-9_]*)(?::([a-z][a-z0-9_]*))?\}/g;
@@ -319,7 +325,7 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
   }));
   // A format's mapping of a key replaces the vendor's.
   const formatKeys = new Set(Object.keys(format.fields));
-  const mappings = [...fieldMappings(vendor.fields).filter((f) => !formatKeys.has(f.key)), ...fieldMappings(format.fields)];
+  const mappings = [...fieldMappings(vendor.fields, where, file).filter((f) => !formatKeys.has(f.key)), ...fieldMappings(format.fields, where, file)];
   return {
     vendor: vendor.vendor,
     sources: new Set(vendor.sources.map((source) => source.toLowerCase())),

@@ -33,7 +33,7 @@ export const VALUE_KINDS = [
   'duration_ended',
   /** A MAC address in any usual form ("001e.0b80.13b5", "00:1e:0b:80:13:b5"): ECS's "00-1E-0B-80-13-B5". */
   'mac',
-  /** A URL: url.original, and url.domain, url.path, url.query when it parses. */
+  /** A URL: url.original, and url.domain, url.path, url.query when it parses (also "host/path" without a scheme). */
   'url',
   /** A time in any form the device writes: ISO 8601 UTC. */
   'time',
@@ -168,13 +168,17 @@ function macValue(text: string): string | undefined {
   return hex.toUpperCase().match(/../g)!.join('-');
 }
 
+// A URL some devices write without its scheme: "www.example.com/path", "10.0.0.1:8080/", "example.com".
+const SCHEMELESS = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z][A-Za-z0-9-]*\.?(?::\d{1,5})?(?:[/?#]|$)|^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?:[/?#]|$)/;
+
 function setUrl(fields: EventFields, value: string): void {
   fields['url.original'] = value;
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const hostFirst = !absolute && SCHEMELESS.test(value);
   try {
-    const url = new URL(absolute ? value : `http://host${value.startsWith('/') ? '' : '/'}${value}`);
-    if (absolute && url.hostname) fields['url.domain'] = url.hostname.replace(/^\[|\]$/g, '');
-    if (absolute || value.startsWith('/')) {
+    const url = new URL(absolute ? value : hostFirst ? `http://${value}` : `http://host${value.startsWith('/') ? '' : '/'}${value}`);
+    if ((absolute || hostFirst) && url.hostname) fields['url.domain'] = url.hostname.replace(/^\[|\]$/g, '');
+    if (absolute || hostFirst || value.startsWith('/')) {
       fields['url.path'] = decodeSafely(url.pathname);
       if (url.search.length > 1) fields['url.query'] = url.search.slice(1);
     }
