@@ -6,7 +6,7 @@ import { flattenInto } from '../formats/generic-json.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
-import type { CompiledFormat, CompiledWhen, Setter } from './spec.js';
+import type { CompiledFormat, CompiledMessage, CompiledWhen, FieldMapping, Setter } from './spec.js';
 import { fillTemplate, isNothing, setValue, timeValue } from './values.js';
 
 /** The vendor's keys and values, and the message patterns' captures. Prototype-free: keys come from input. */
@@ -239,7 +239,8 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   if (!fields) return null;
   const payload = raw.slice(start.index + start[0].length).trimEnd();
   const record = Object.create(null) as DeviceRecord;
-  for (const [key, value] of Object.entries(start.groups ?? {})) if (value !== undefined) record[key] = value;
+  const startGroups = start.groups;
+  if (startGroups) for (const key in startGroups) if (startGroups[key] !== undefined) record[key] = startGroups[key];
   fields['event.kind'] = 'event';
   if (format.observer) {
     fields['observer.vendor'] = format.observer.vendor;
@@ -262,12 +263,13 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   if (!holds(format.require, record)) return null;
 
   const messageSets: Setter[][] = [];
-  for (const message of format.messages) {
+  for (const message of candidateMessages(format, record)) {
     const text = record[message.on];
     if (text === undefined || (message.contains && !text.includes(message.contains)) || !holds(message.when, record)) continue;
     const m = message.regex.exec(text);
     if (!m) continue;
-    for (const [key, value] of Object.entries(m.groups ?? {})) if (value !== undefined) setOwn(record, key, value);
+    const groups = m.groups;
+    if (groups) for (const key in groups) if (groups[key] !== undefined) setOwn(record, key, groups[key]);
     messageSets.push(message.set);
     if (!message.continue) break;
   }
@@ -285,9 +287,9 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
     }
   }
 
-  for (const mapping of format.fields) {
-    const value = record[mapping.key];
-    if (value === undefined || (mapping.when && !holds(mapping.when, record))) continue;
+  for (const mapping of mappingsFor(format, record)) {
+    const value = record[mapping.key]!;
+    if (mapping.when && !holds(mapping.when, record)) continue;
     if (mapping.map) {
       const mapped = mapping.map.get(value.trim().toLowerCase());
       if (mapped === null || mapped === undefined) continue;
@@ -304,6 +306,29 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
   return fields;
 }
 
+/** The messages a record can match, in the format's order: all of them, or those its index files under the record's value. */
+function candidateMessages(format: CompiledFormat, record: DeviceRecord): readonly CompiledMessage[] {
+  const index = format.messageIndex;
+  if (!index) return format.messages;
+  const value = record[index.key];
+  const filed = value === undefined ? undefined : (index.byValue.get(value) ?? index.byValue.get(value.toLowerCase()));
+  if (!filed) return index.always.map((i) => format.messages[i]!);
+  const places = index.always.length === 0 ? filed : [...filed, ...index.always].sort((a, b) => a - b);
+  return places.map((i) => format.messages[i]!);
+}
+
+/** The field mappings of the keys the record has, in the format's order (a later mapping of a field wins). */
+function mappingsFor(format: CompiledFormat, record: DeviceRecord): FieldMapping[] {
+  const hit = new Uint8Array(format.fields.length);
+  for (const key in record) {
+    const mappings = format.fieldsByKey.get(key);
+    if (mappings) for (const [place] of mappings) hit[place] = 1;
+  }
+  const found: FieldMapping[] = [];
+  for (let place = 0; place < hit.length; place++) if (hit[place] === 1) found.push(format.fields[place]!);
+  return found;
+}
+
 /** Ports mean nothing for ICMP and the like: a device's "port" there is a type or an id. */
 const PORTLESS = new Set(['icmp', 'ipv6-icmp', 'igmp', 'gre', 'esp', 'ah', 'ospf', 'pim', 'vrrp']);
 
@@ -311,16 +336,26 @@ const PORTLESS = new Set(['icmp', 'ipv6-icmp', 'igmp', 'gre', 'esp', 'ah', 'ospf
 const NO_NAT = new Set(['0.0.0.0', '::']);
 
 /** What holds for every device: NAT equal to the real address, or to nothing, is no NAT; network.type from the addresses. */
+/** The NAT and port field names of each side, made once. */
+const SIDES = ['source', 'destination'].map((side) => ({ ip: `${side}.ip`, port: `${side}.port`, natIp: `${side}.nat.ip`, natPort: `${side}.nat.port` }));
+const PORT_FIELDS = ['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port'];
+
 function finish(fields: EventFields): void {
-  for (const side of ['source', 'destination']) {
-    const natIp = fields[`${side}.nat.ip`];
-    const samePort = (fields[`${side}.nat.port`] ?? fields[`${side}.port`]) === fields[`${side}.port`];
-    if (natIp !== undefined && (NO_NAT.has(String(natIp)) || (natIp === fields[`${side}.ip`] && samePort))) delete fields[`${side}.nat.ip`];
-    if (fields[`${side}.nat.ip`] === undefined) delete fields[`${side}.nat.port`];
+  for (const side of SIDES) {
+    const natIp = fields[side.natIp];
+    if (natIp === undefined) {
+      if (fields[side.natPort] !== undefined) delete fields[side.natPort];
+      continue;
+    }
+    const samePort = (fields[side.natPort] ?? fields[side.port]) === fields[side.port];
+    if (NO_NAT.has(String(natIp)) || (natIp === fields[side.ip] && samePort)) {
+      delete fields[side.natIp];
+      if (fields[side.natPort] !== undefined) delete fields[side.natPort];
+    }
   }
   const transport = fields['network.transport'];
   if (typeof transport === 'string' && PORTLESS.has(transport)) {
-    for (const field of ['source.port', 'destination.port', 'source.nat.port', 'destination.nat.port']) delete fields[field];
+    for (const field of PORT_FIELDS) if (fields[field] !== undefined) delete fields[field];
   }
   const ip = fields['source.ip'] ?? fields['destination.ip'];
   if (typeof ip === 'string' && fields['network.type'] === undefined) fields['network.type'] = ip.includes(':') ? 'ipv6' : 'ipv4';

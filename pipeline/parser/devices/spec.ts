@@ -215,9 +215,53 @@ export interface CompiledFormat {
   kvPair?: RegExp;
   csv?: { delimiter: string; variants: { name: string; when: RegExp | null; columns: string[] }[] };
   messages: CompiledMessage[];
+  /** Which messages a record can match, found by one key's value instead of testing every message (MessageIndex). */
+  messageIndex?: MessageIndex;
   fields: FieldMapping[];
+  /** The field mappings by record key, each with its place in `fields` (their order decides which value wins). */
+  fieldsByKey: ReadonlyMap<string, [place: number, mapping: FieldMapping][]>;
   rules: CompiledRule[];
   time?: z.infer<typeof TimeSpec>;
+}
+
+/**
+ * A format whose messages mostly test one key for given values (ASA's message
+ * id: a hundred messages, each for a few ids) files them by those values; the
+ * messages without such a test are tried for every record. Candidates keep
+ * the messages' order.
+ */
+export interface MessageIndex {
+  key: string;
+  byValue: ReadonlyMap<string, number[]>;
+  always: number[];
+}
+
+/** The values a message's condition on `key` accepts, lower-cased; undefined when it has no such list or value. */
+function acceptedValues(when: Record<string, ConditionSpec> | undefined, key: string): string[] | undefined {
+  const condition = when?.[key];
+  if (condition === undefined || (typeof condition === 'object' && !Array.isArray(condition))) return undefined;
+  return (Array.isArray(condition) ? condition : [condition]).map((v) => String(v).toLowerCase());
+}
+
+const INDEXED_MESSAGES_MIN = 8;
+
+function indexMessages(messages: z.infer<typeof MessageSpec>[]): MessageIndex | undefined {
+  const uses = new Map<string, number>();
+  for (const m of messages) for (const key of Object.keys(m.if ?? {})) if (acceptedValues(m.if, key)) uses.set(key, (uses.get(key) ?? 0) + 1);
+  const [key, count] = [...uses].sort((a, b) => b[1] - a[1])[0] ?? [];
+  if (key === undefined || count! < INDEXED_MESSAGES_MIN) return undefined;
+  const byValue = new Map<string, number[]>();
+  const always: number[] = [];
+  messages.forEach((m, i) => {
+    const values = acceptedValues(m.if, key);
+    if (!values) return always.push(i);
+    for (const value of new Set(values)) {
+      const list = byValue.get(value);
+      if (list) list.push(i);
+      else byValue.set(value, [i]);
+    }
+  });
+  return { key, byValue, always };
 }
 
 export interface Vendor {
@@ -241,7 +285,8 @@ function compileRegex(source: string, where: string, file: string, flags = ''): 
 function valueTest(condition: ConditionSpec, where: string, file: string): ValueTest {
   if (Array.isArray(condition)) {
     const values = new Set(condition.map((v) => String(v).toLowerCase()));
-    return (v) => v !== undefined && values.has(v.toLowerCase());
+    // Most values (message ids, lower-case words) hit as they are: no lower-cased copy made.
+    return (v) => v !== undefined && (values.has(v) || values.has(v.toLowerCase()));
   }
   if (typeof condition === 'object') {
     const tests: ValueTest[] = [];
@@ -257,7 +302,7 @@ function valueTest(condition: ConditionSpec, where: string, file: string): Value
     return (v) => tests.every((t) => t(v));
   }
   const value = String(condition).toLowerCase();
-  return (v) => v !== undefined && v.toLowerCase() === value;
+  return (v) => v !== undefined && (v === value || v.toLowerCase() === value);
 }
 
 function compileWhen(when: Record<string, ConditionSpec> | undefined, where: string, file: string): CompiledWhen {
@@ -326,6 +371,12 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
   // A format's mapping of a key replaces the vendor's.
   const formatKeys = new Set(Object.keys(format.fields));
   const mappings = [...fieldMappings(vendor.fields, where, file).filter((f) => !formatKeys.has(f.key)), ...fieldMappings(format.fields, where, file)];
+  const fieldsByKey = new Map<string, [number, FieldMapping][]>();
+  mappings.forEach((mapping, place) => {
+    const list = fieldsByKey.get(mapping.key);
+    if (list) list.push([place, mapping]);
+    else fieldsByKey.set(mapping.key, [[place, mapping]]);
+  });
   return {
     vendor: vendor.vendor,
     sources: new Set(vendor.sources.map((source) => source.toLowerCase())),
@@ -343,7 +394,9 @@ function compileFormat(vendor: VendorSpec, format: z.infer<typeof FormatSpec>, f
       variants: format.csv.variants.map((v) => ({ name: v.name, when: v.when ? compileRegex(v.when, `${where} variant ${v.name}`, file) : null, columns: v.columns })),
     },
     messages,
+    messageIndex: indexMessages(format.messages),
     fields: mappings,
+    fieldsByKey,
     rules: [...vendor.rules, ...format.rules].map((r, i) => ({ when: compileWhen(r.if, `${where} rule ${i + 1}`, file), set: setters(r.set) })),
     time: format.time ?? vendor.time,
   };

@@ -53,6 +53,18 @@ const NUMERIC_SUFFIXES = ['.port', '.bytes', '.packets', '.pid', '.ppid', '.stat
 const NUMERIC_FIELDS = new Set(['event.severity', 'event.duration', 'network.bytes', 'network.packets', 'event.risk_score', 'http.response.status_code', 'http.request.bytes', 'http.response.bytes', 'vlan.id']);
 const ARRAY_FIELDS = new Set(['event.category', 'event.type', 'related.ip', 'related.user', 'related.hosts', 'tags']);
 
+/** defaultKind by field name, remembered: the same few dozen fields are set on every line. */
+const KINDS = new Map<string, ValueKind>();
+
+function kindOf(field: string): ValueKind {
+  let kind = KINDS.get(field);
+  if (kind === undefined) {
+    kind = defaultKind(field);
+    if (KINDS.size < 10_000) KINDS.set(field, kind);
+  }
+  return kind;
+}
+
 function defaultKind(field: string): ValueKind {
   if (field.endsWith('.ip')) return 'address';
   if (NUMERIC_FIELDS.has(field) || NUMERIC_SUFFIXES.some((s) => field.endsWith(s))) return 'number';
@@ -204,9 +216,10 @@ export function timeValue(text: string, ctx: ParseContext, format?: string): str
 
 /** Sets `field` from a vendor's `value` as `kind` says. */
 export function setValue(fields: EventFields, field: string, kind: ValueKind, value: string, ctx: ParseContext): void {
-  const text = value.trim();
+  // Most values have no surrounding space: no copy made for them.
+  const text = value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.trim() : value;
   if (isNothing(text)) return;
-  switch (kind === 'auto' ? defaultKind(field) : kind) {
+  switch (kind === 'auto' ? kindOf(field) : kind) {
     case 'address':
       return setAddress(fields, field, text);
     case 'ip': {
