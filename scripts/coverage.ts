@@ -135,8 +135,9 @@ const EMPTY: Tally = { expected: 0, address: 0, failure: 0, negatives: 0, falseF
 
 function main(): void {
   const args = process.argv.slice(2);
-  const dir = args.find((a) => !a.startsWith('--')) ?? DEFAULT_DIR;
   const only = args.includes('--source') ? args[args.indexOf('--source') + 1] : undefined;
+  // The folder is the one argument that is neither an option nor --source's value.
+  const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--source') ?? DEFAULT_DIR;
   const showMisses = args.includes('--misses');
   if (!fs.existsSync(dir)) {
     console.error(`no corpus at ${dir}: apt-get install fail2ban, or pass the logs folder`);

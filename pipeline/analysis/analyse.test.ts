@@ -52,6 +52,30 @@ describe('analyse over a task longer than a slice', () => {
     expect(result.rejected).toEqual([]);
   });
 
+  it('sends back the audit records that join, in the order of the task, and nothing for other lines', async () => {
+    const audit = (serial: number, type: string, body: string) => JSON.stringify({ id: randomUUID(), source: 'auditd', raw: `node=h1 type=${type} msg=audit(1764064800.000:${serial}): ${body}` });
+    const messages = [
+      message(0, audit(7, 'SYSCALL', 'arch=c000003e syscall=59 success=yes exit=0 pid=10 comm="id" exe="/usr/bin/id"')),
+      message(1, sshd(randomUUID(), 'alice', 1)),
+      message(2, audit(8, 'USER_LOGIN', `pid=1 uid=0 msg='op=login acct="alice" exe="/usr/sbin/sshd" hostname=? addr=? terminal=ssh res=success'`)),
+      message(3, audit(7, 'EXECVE', 'argc=1 a0="id"')),
+      message(4, audit(7, 'EOE', '')),
+    ];
+    for (let i = 5; i < 150; i++) messages.push(message(i, sshd(randomUUID(), `user${i}`, i)));
+    messages.push(message(150, audit(9, 'CWD', 'cwd="/"')));
+
+    const result = await run(messages);
+
+    expect(result.auditRecords.map((r) => [r.serial, r.type, r.node])).toEqual([
+      [7, 'SYSCALL', 'h1'],
+      [7, 'EXECVE', 'h1'],
+      [7, 'EOE', 'h1'],
+      [9, 'CWD', 'h1'],
+    ]);
+    expect(result.auditRecords[0]!.fields).toMatchObject({ 'process.executable': '/usr/bin/id', 'event.action': 'execve' });
+    expect(rows(result, 'events')).toHaveLength(151);
+  });
+
   it('reports a message that does not decode or parse by its place in the task', async () => {
     const messages = Array.from({ length: 250 }, (_, i) => message(i, sshd(randomUUID(), `user${i}`, i)));
     messages[7] = message(7, '{"source": "auth"');

@@ -19,7 +19,9 @@ import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
 import { parseArtifacts, writeParsedEvents } from '../parser/parse-batch.js';
 import type { WorkerMatching } from '../stage.js';
+import { auditRecordOf, type AuditRecord } from './audit-join.js';
 import { unpackMessages, type PackedMessages } from './packed-messages.js';
+import { LINUX_AUDIT_PARSER } from '../parser/formats/linux-audit.js';
 
 export interface AnalysisTask {
   /** The chunk's messages, packed for the trip to a worker (packed-messages.ts). */
@@ -60,6 +62,8 @@ export interface AnalysisResult {
   failureEvents: SystemEvent[];
   /** Messages (by their index in the task) that do not decode or parse, and why. */
   rejected: { index: number; reason: string }[];
+  /** Linux audit records that join with others of their serial, in the task's order (audit-join.ts; joined on the main thread). */
+  auditRecords: AuditRecord[];
 }
 
 /**
@@ -189,6 +193,7 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
   const matches: RuleMatch[] = [];
   const hits: AnalysisResult['hits'] = [];
   const rejected: AnalysisResult['rejected'] = [];
+  const auditRecords: AuditRecord[] = [];
   for await (const slice of slices) {
     for (const { artifact } of slice.artifacts) {
       if (ids.has(artifact.id)) return null;
@@ -198,6 +203,11 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
     const parsed = parseArtifacts(slice.artifacts, settings);
     for (const { message, reason } of parsed.deadLetters) rejected.push({ index: slice.indexOf.get(message)!, reason });
     failureEvents.push(...parsed.failureEvents);
+    for (const event of parsed.events) {
+      if (event.parser !== LINUX_AUDIT_PARSER) continue;
+      const record = auditRecordOf(event);
+      if (record) auditRecords.push(record);
+    }
     const enriched = graph.add(parsed.events);
     for (const { rule, event, at, keys } of findMatches(enriched.events, (orgId) => rules.rulesFor(orgId))) matches.push({ rule: rule.rule.id, event: indexOfEvent(event), at, keys });
     for (const { event, hit } of matching?.match(enriched.events) ?? []) hits.push({ event: indexOfEvent(event), hit });
@@ -211,5 +221,6 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
     matchedEvents,
     failureEvents,
     rejected,
+    auditRecords,
   };
 }

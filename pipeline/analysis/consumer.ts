@@ -14,6 +14,7 @@ import { isTransientStageError, withCleanup, type EventMatching, type Stage } fr
 
 type MatchingData = Awaited<ReturnType<EventMatching['current']>>;
 import type { AnalysisResult, AnalysisTask } from './analyse.js';
+import { AuditJoinWriter } from './audit-join-writer.js';
 import { packMessages } from './packed-messages.js';
 import { createAnalysisPool, type AnalysisPool } from './pool.js';
 
@@ -59,6 +60,7 @@ export const analysisStage: Stage = {
     const pool = createAnalysisPool(ctx.config.pipeline.workers);
     const rules = leadRuleSet(ctx);
     await rules.start();
+    const auditJoin = new AuditJoinWriter({ state: ctx.state, store: ctx.store, group: 'analysis', topic: artifactsRaw.name });
     const subscription = await consume<DeliveredMessage>({
       bus: ctx.bus,
       topic: artifactsRaw,
@@ -104,6 +106,8 @@ export const analysisStage: Stage = {
         });
         await allOrFirstFailure<unknown>([...eventsWritten, sightingsWritten]);
         const results = await sightingsWritten;
+        // The records of one audit event, joined once its records are in (audit-join-writer.ts), before the commit.
+        await auditJoin.handle(batch[0]!.message.partition, results.flatMap((r) => r.auditRecords));
         await publish(ctx.bus, systemEvents, results.flatMap((r) => r.failureEvents));
         // A rule deleted since the batch left has no more matches.
         const matches = results.flatMap((result) =>

@@ -8,6 +8,8 @@ import { consume, publish } from '../bus/consume.js';
 import { isTransientStageError, type Stage } from '../stage.js';
 import { loadGeoIp } from '../geoip/geoip.js';
 import { encodeParsedEvents, parseBatch } from './parse-batch.js';
+import { auditRecordOf } from '../analysis/audit-join.js';
+import { AuditJoinWriter } from '../analysis/audit-join-writer.js';
 
 export const parserStage: Stage = {
   name: 'parser',
@@ -16,6 +18,8 @@ export const parserStage: Stage = {
   async start(ctx) {
     const decode = await createArtifactDecoder(ctx.config.schemaRegistryUrl, ctx.logger);
     const geo = loadGeoIp(ctx.logger);
+    // The staged topology writes the same joined audit events as the analysis stage does.
+    const auditJoin = new AuditJoinWriter({ state: ctx.state, store: ctx.store, group: 'parser', topic: artifactsRaw.name });
     return consume({
       bus: ctx.bus,
       topic: artifactsRaw,
@@ -30,6 +34,7 @@ export const parserStage: Stage = {
         const outcome = parseBatch(batch, { defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, geo });
         const rows = encodeParsedEvents(outcome.events);
         await insertEncoded(ctx.store, mayRepeat ? await withoutStoredEvents(ctx.store, rows) : rows);
+        await auditJoin.handle(batch[0]!.message.partition, outcome.events.flatMap((e) => auditRecordOf(e) ?? []));
         await publish(ctx.bus, systemEvents, outcome.failureEvents);
         await publish(ctx.bus, artifactsParsed, outcome.events);
         return { deadLetters: outcome.deadLetters };

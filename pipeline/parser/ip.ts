@@ -71,9 +71,13 @@ export function canonicalIp(text: string): string | null {
   return ip;
 }
 
-/** A MAC address in ECS's notation (RFC 7042: upper-case octets joined by hyphens) from 12 hex digits in any grouping ("0004A34473BF", "00:04:a3:44:73:bf", "0004.a344.73bf"); undefined for anything else. */
+/**
+ * A MAC address in ECS's notation (RFC 7042: upper-case octets joined by "-")
+ * from the usual ways of writing one ("00:1e:0b:80:13:b5", "00-1E-...",
+ * "001e.0b80.13b5", "001E0B8013B5"); undefined for anything else.
+ */
 export function canonicalMac(value: string): string | undefined {
-  const hex = value.replace(/[-:.\s]/g, '');
-  if (!/^[0-9A-Fa-f]{12}$/.test(hex)) return undefined;
+  const hex = value.replace(/[.:-]/g, '');
+  if (!/^[0-9A-Fa-f]{12}$/.test(hex) || !/^(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}$|^(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{12}$/.test(value)) return undefined;
   return hex.toUpperCase().match(/../g)!.join('-');
 }

@@ -29,6 +29,9 @@ const MACROS: Record<string, { pattern: string; capture?: string }> = {
   NUMBER: { pattern: '\\d+' },
 };
 
+/** The macro names, which other pattern languages built on this one must not redefine. */
+export const MACRO_NAMES: readonly string[] = Object.keys(MACROS);
+
 const FieldTemplate = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
 const DecoderSpec = z.strictObject({
@@ -36,8 +39,13 @@ const DecoderSpec = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a lower-case name: letters, digits, - and _'),
   /** Tried against the message (after the syslog header or plain-text envelope). */
   match: z.string().min(1),
-  /** Cheap literal the message must contain before the pattern is tried; default: none. */
-  contains: z.string().min(1).optional(),
+  /**
+   * Cheap literal the message must contain before the pattern is tried (a
+   * list: any one of them); default: the longest literal the pattern itself
+   * requires. It is also what lets a line of an unknown program reach this
+   * decoder by content (see DecoderIndex.decodeByContent).
+   */
+  contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   /** Match letters regardless of case (JavaScript has no inline (?i)). */
   ignore_case: z.boolean().default(false),
   fields: z.record(z.string(), FieldTemplate).default({}),
@@ -76,7 +84,10 @@ export interface Decoder {
   service: string;
   name: string;
   regex: RegExp;
-  contains?: string;
+  /** Literals one of which the message must contain (lower-case when the pattern ignores case); empty: none known. */
+  contains: string[];
+  /** Whether `contains` was written by the service's author rather than derived from the pattern. */
+  declared: boolean;
   fields: [string, Template][];
 }
 
@@ -111,6 +122,116 @@ export function compilePattern(pattern: string, where: string, file: string, fla
   }
 }
 
+// Escapes whose character is itself (\. \[ \( ...), as opposed to classes (\d \s \w), assertions (\b) and codes (\n \x41).
+const LITERAL_ESCAPE = /[^A-Za-z0-9]/;
+const QUANTIFIER_BRACES = /^\{(\d+)(?:,\d*)?\}/;
+/** Group openings and the length of each; lookarounds (?= (?! (?<= (?<! require nothing we can count on. */
+const GROUP_OPENING = /^\((?:\?:|\?<[A-Za-z_]\w*>|(\?<?[=!]))?/;
+/** Literals shorter than this prefilter too little to be worth a test. */
+const LITERAL_MIN = 3;
+
+/**
+ * Literals one of which every match of `source` contains: a cheap test that
+ * spares most messages the regular expression. Read from the pattern's
+ * structure: runs of literal characters, and groups or top-level
+ * alternatives each of whose branches requires one (then any of them will
+ * do). Of the candidates, the one whose shortest literal is longest wins.
+ * Undefined when nothing of at least LITERAL_MIN characters is required.
+ */
+export function requiredLiterals(source: string): string[] | undefined {
+  const branches = splitAlternatives(source);
+  if (branches.length > 1) {
+    const sets = branches.map(requiredLiterals);
+    return sets.every((set) => set !== undefined) ? [...new Set(sets.flat() as string[])] : undefined;
+  }
+  const candidates: string[][] = [];
+  let run = '';
+  const end = (): void => {
+    if (run.length >= LITERAL_MIN) candidates.push([run]);
+    run = '';
+  };
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i]!;
+    // The atom at i: a literal character (kept in `run`), a group (its literals), or anything else.
+    let literal: string | undefined;
+    let group: string[] | undefined;
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      if (LITERAL_ESCAPE.test(next)) literal = next;
+      i += 2;
+      // \xHH, \uHHHH, \k<name>: their argument is no literal either.
+      if (next === 'x') i += 2;
+      else if (next === 'u') i += 4;
+      else if (next === 'k') i = source.indexOf('>', i) + 1;
+    } else if (c === '(' || c === '[') {
+      const close = skipGroup(source, i);
+      if (close < 0) return undefined;
+      const opening = c === '(' ? GROUP_OPENING.exec(source.slice(i))! : null;
+      if (opening && !opening[1]) group = requiredLiterals(source.slice(i + opening[0].length, close - 1));
+      i = close;
+    } else if (c === '.' || c === '^' || c === '$') {
+      i++;
+    } else {
+      literal = c;
+      i++;
+    }
+    // A quantifier after the atom: an atom that may be absent requires nothing; a repeated one ends the run.
+    const q = source[i];
+    const braces = q === '{' ? QUANTIFIER_BRACES.exec(source.slice(i)) : null;
+    const quantified = q === '*' || q === '?' || q === '+' || braces !== null;
+    const mayBeAbsent = q === '*' || q === '?' || (braces !== null && braces[1] === '0');
+    if (quantified) {
+      i += braces ? braces[0].length : 1;
+      if (source[i] === '?') i++;
+    }
+    if (literal !== undefined && !mayBeAbsent) run += literal;
+    if (literal === undefined || quantified) end();
+    if (group && !mayBeAbsent) candidates.push(group);
+  }
+  end();
+  const shortest = (set: string[]): number => Math.min(...set.map((l) => l.length));
+  const best = candidates.reduce<string[] | undefined>((a, b) => (!a || shortest(b) > shortest(a) ? b : a), undefined);
+  return best && shortest(best) >= LITERAL_MIN ? best : undefined;
+}
+
+/** `source` cut at its top-level | (one piece when it has none). */
+function splitAlternatives(source: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '(' || c === '[') i = skipGroup(source, i) - 1;
+    else if (c === '|') {
+      pieces.push(source.slice(start, i));
+      start = i + 1;
+    }
+    if (i < 0) return [source];
+  }
+  pieces.push(source.slice(start));
+  return pieces;
+}
+
+/** The index just past the class or group that starts at `start` (classes and escapes inside skipped), or -1 when it never closes. */
+function skipGroup(source: string, start: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) {
+      if (c === ']') {
+        inClass = false;
+        if (depth === 0) return i + 1;
+      }
+    } else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 function compileService(spec: ServiceSpec, file: string): Service {
   const decoders = spec.decoders.map((d) => {
     const regex = compilePattern(d.match, `decoder ${d.name}`, file, d.ignore_case ? 'i' : '');
@@ -120,7 +241,9 @@ function compileService(spec: ServiceSpec, file: string): Service {
         if (!captures.has(ref[1]!)) throw new CatalogueError(file, `decoder ${d.name}: field ${field} uses $${ref[1]}, which the pattern does not capture`);
       }
     }
-    return { service: spec.service, name: d.name, regex, contains: d.contains, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
+    const declared = d.contains === undefined ? undefined : typeof d.contains === 'string' ? [d.contains] : d.contains;
+    const contains = (declared ?? requiredLiterals(regex.source) ?? []).map((l) => (d.ignore_case ? l.toLowerCase() : l));
+    return { service: spec.service, name: d.name, regex, contains, declared: declared !== undefined, fields: Object.entries({ ...spec.defaults, ...d.fields }) };
   });
   return { spec, file, decoders };
 }

@@ -1,10 +1,14 @@
 // Applying the catalogue to one message: the services the syslog tag names
-// first, then those the artifact's source names, then the fallback services
-// that read common shapes from any program; the first decoder that matches
-// sets the fields.
+// first, then those the artifact's source names; for a line whose program and
+// source no service claims (a neutral "syslog" source, an application's own
+// log file, a journal line), every service's decoders by the literal each
+// requires; then the fallback services that read common shapes from any
+// program. The first decoder that matches sets the fields.
 import { canonicalIp, canonicalMac } from '../ip.js';
 import type { EventFields } from '../types.js';
+import { MASK, maskClientText } from '../generic/generic-reading.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
+import { LiteralIndex } from './literal-index.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
 const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity', 'process.exit_code', 'http.response.bytes', 'source.bytes', 'destination.bytes']);
@@ -54,15 +58,49 @@ function apply(decoder: Decoder, groups: Record<string, string | undefined>, fie
   if (fields['event.outcome'] === undefined && typeof status === 'number') fields['event.outcome'] = status >= 400 ? 'failure' : 'success';
 }
 
-function tryService(service: Service, message: string, fields: EventFields): boolean {
-  for (const decoder of service.decoders) {
-    if (decoder.contains && !message.includes(decoder.contains)) continue;
-    const m = decoder.regex.exec(message);
-    if (!m) continue;
-    apply(decoder, m.groups ?? {}, fields);
-    return true;
+/** A message and, made once when a case-blind decoder first needs it, its lower-case form. */
+class Text {
+  private lower?: string;
+  constructor(readonly value: string) {}
+  lowerCase(): string {
+    this.lower ??= this.value.toLowerCase();
+    return this.lower;
   }
-  return false;
+}
+
+/** Whether the message holds one of the literals the decoder requires (any message when it names none). */
+function mayMatch(decoder: Decoder, text: Text): boolean {
+  if (decoder.contains.length === 0) return true;
+  const haystack = decoder.regex.ignoreCase ? text.lowerCase() : text.value;
+  return decoder.contains.some((literal) => haystack.includes(literal));
+}
+
+function tryDecoder(decoder: Decoder, text: Text, fields: EventFields): boolean {
+  if (!mayMatch(decoder, text)) return false;
+  const message = text.value;
+  const m = decoder.regex.exec(message);
+  if (!m) return false;
+  const groups: Record<string, string | undefined> = m.groups ?? {};
+  // On masked text (maskClientText), a capture that reaches into a masked part is text a client wrote: not used.
+  for (const [name, value] of Object.entries(groups)) if (value?.includes(MASK)) groups[name] = undefined;
+  apply(decoder, groups, fields);
+  return true;
+}
+
+function tryService(service: Service, message: string, fields: EventFields): boolean {
+  const text = new Text(message);
+  return service.decoders.some((decoder) => tryDecoder(decoder, text, fields));
+}
+
+/**
+ * A derived literal this long says enough about a shape to try it on a line
+ * of any program; shorter ones (" from ", "rip=") only prefilter, and such a
+ * decoder reaches unclaimed lines by content only with a declared `contains`.
+ */
+const CONTENT_LITERAL_MIN = 8;
+
+function readsByContent(decoder: Decoder): boolean {
+  return decoder.declared || (decoder.contains.length > 0 && decoder.contains.every((l) => l.length >= CONTENT_LITERAL_MIN));
 }
 
 /** A syslog tag reduced to what the catalogue indexes: lower case, without "(pam_unix)"-style qualifiers. */
@@ -80,6 +118,11 @@ export class DecoderIndex {
   private readonly globs: [RegExp, Service][] = [];
   private readonly bySource = new Map<string, Service[]>();
   private readonly fallbacks: Service[];
+  /** The decoders of the non-fallback services that say what literal a line must hold, most specific first. */
+  private readonly byContent: Decoder[];
+  /** Their literals, as written and (for case-blind decoders) lower-cased. */
+  private readonly contentLiterals = new LiteralIndex<Decoder>();
+  private readonly contentLiteralsLower = new LiteralIndex<Decoder>();
   /** Program name -> services, memoised: globs are tried once per distinct program. */
   private readonly programCache = new Map<string, Service[]>();
 
@@ -92,6 +135,16 @@ export class DecoderIndex {
       for (const source of service.spec.sources) push(this.bySource, source.toLowerCase(), service);
     }
     this.fallbacks = services.filter((s) => s.spec.fallback);
+    // Longest required literal first: the more a decoder requires of a line, the more specific its shape.
+    const required = (d: Decoder): number => Math.min(...d.contains.map((l) => l.length));
+    this.byContent = services
+      .filter((s) => !s.spec.fallback)
+      .flatMap((s) => s.decoders.filter(readsByContent))
+      .sort((a, b) => required(b) - required(a));
+    for (const decoder of this.byContent) {
+      const index = decoder.regex.ignoreCase ? this.contentLiteralsLower : this.contentLiterals;
+      for (const literal of decoder.contains) index.add(literal, decoder);
+    }
   }
 
   private forProgram(program: string): Service[] {
@@ -118,16 +171,44 @@ export class DecoderIndex {
     return false;
   }
 
+  /** Whether a service reads this program's messages. */
+  claimsProgram(program: string): boolean {
+    return this.forProgram(program).length > 0;
+  }
+
+  /** Whether a service claims the line by its program or the artifact's source (its own decoders had their try). */
+  claims(program: string | undefined, source: string): boolean {
+    return (program !== undefined && this.claimsProgram(program)) || this.bySource.has(source.toLowerCase());
+  }
+
+  /**
+   * Decodes a line no service claims by program or source (`claims` false)
+   * with any service's decoder whose required literal the message holds: the
+   * line's content picks the service when its labels do not.
+   */
+  decodeByContent(message: string, fields: EventFields): boolean {
+    const text = new Text(message);
+    const candidates = new Set<Decoder>();
+    this.contentLiterals.collect(message, candidates);
+    this.contentLiteralsLower.collect(text.lowerCase(), candidates);
+    if (candidates.size === 0) return false;
+    return this.byContent.some((decoder) => candidates.has(decoder) && tryDecoder(decoder, text, fields));
+  }
+
   /**
    * Decodes `message` with the fallback services (common shapes of any
    * program); those marked unclaimed_only only when no service claims the
    * line's program or source, whose own messages they could misread.
    */
   decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
-    const claimed = (program !== undefined && this.forProgram(program).length > 0) || this.bySource.has(source.toLowerCase());
+    const claimed = this.claims(program, source);
+    let masked: string | undefined;
     for (const service of this.fallbacks) {
       if (service.spec.unclaimed_only && claimed) continue;
-      if (tryService(service, message, fields)) return true;
+      // Loose shapes read text whose layout nobody vouches for: quoted values, paths and
+      // e-mail addresses in it are a client's words ("for \"from 1.2.3.4\" from A"), not the peer.
+      if (service.spec.unclaimed_only) masked ??= maskClientText(message);
+      if (tryService(service, service.spec.unclaimed_only ? masked! : message, fields)) return true;
     }
     return false;
   }

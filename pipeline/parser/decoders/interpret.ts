@@ -2,7 +2,9 @@
 // header, a plain-text time stamp, a journal record): the code readers of
 // pipeline/parser/formats/auth for what patterns cannot say (sshd, PAM,
 // sudo, su, login and the shadow-utils IAM tools, which track effective
-// users and sessions), then the decoder catalogue for everything else.
+// users and sessions), then the decoder catalogue for everything else: the
+// services the program and the source name, then, for a line they leave
+// unclaimed, any service by the line's content.
 // A message that syslog folded into "message repeated N times: [ ... ]" is
 // read as the inner message with event.repeat_count N.
 import { interpretIam } from '../formats/auth/accounts.js';
@@ -51,8 +53,29 @@ export function interpretMessage(program: string | undefined, message: string, c
   }
   if (readSpecific(program, text, ctx, fields)) return true;
   const inner = readEnvelope(text, ctx);
-  if (inner && inner.message !== text && readSpecific(inner.program ?? program, inner.message, ctx, fields)) return true;
-  return catalogue().decodeFallback(text, inner?.program ?? program, ctx.source, fields);
+  const innerProgram = inner?.program ?? program;
+  if (inner && inner.message !== text && readSpecific(innerProgram, inner.message, ctx, fields)) return true;
+  if (readByContent(program, text, ctx, fields)) return true;
+  if (inner && inner.message !== text && readByContent(innerProgram, inner.message, ctx, fields)) return true;
+  return catalogue().decodeFallback(text, innerProgram, ctx.source, fields);
+}
+
+/** Whether a reader knows this program's messages (a code reader or a catalogue service). */
+export function knowsProgram(program: string | undefined): boolean {
+  return program !== undefined && (BY_PROGRAM.has(program) || catalogue().claimsProgram(program));
+}
+
+/**
+ * A line whose program and source name no reader (a neutral source such as
+ * "syslog", an application's own log file, an untagged line) is read by what
+ * it says: any catalogue decoder whose required literal it holds. A known
+ * program's text was read by its own readers and is never tried here, so
+ * another service's shape cannot misread it.
+ */
+function readByContent(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {
+  if (program !== undefined && BY_PROGRAM.has(program)) return false;
+  if (catalogue().claims(program, ctx.source)) return false;
+  return catalogue().decodeByContent(text, fields);
 }
 
 function readSpecific(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {

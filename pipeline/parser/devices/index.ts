@@ -1,6 +1,7 @@
 // Device formats as one parser: a line goes to the first format (files in
-// name order, formats in file order) whose marker it contains and whose start
-// pattern finds its payload. One pattern of all markers answers detect().
+// name order, formats in file order) whose marker it contains (or, for a
+// format without markers, whose vendor the artifact's source names) and whose
+// start pattern finds its payload. One pattern of all markers answers detect().
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 import { readWithFormat } from './read.js';
 import { loadVendors, type CompiledFormat, type Vendor } from './spec.js';
@@ -29,10 +30,11 @@ export class DeviceCatalogue {
   /** The line as ECS fields with `cairn.device_format` naming the format, or null when no format reads it. */
   parse(raw: string, ctx: ParseContext): EventFields | null {
     for (const format of this.formats) {
-      if (!format.markers.some((m) => raw.includes(m))) continue;
+      if (format.markers.length === 0 ? !format.sources.has(ctx.source.toLowerCase()) : !format.markers.some((m) => raw.includes(m))) continue;
       const start = format.start.exec(raw);
       if (!start) continue;
       const fields = readWithFormat(format, raw, start, ctx);
+      if (!fields) continue;
       fields['cairn.decoder'] = `${format.vendor}/${format.name}`;
       return fields;
     }

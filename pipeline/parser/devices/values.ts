@@ -13,15 +13,27 @@ export const VALUE_KINDS = [
   'number',
   /** An IP (canonical) or, for a host name, the `.domain` beside the `.ip` field. */
   'address',
+  /** An IP (canonical) only: anything else is left out (a NAT address the device may print as a pool name). */
+  'ip',
   /** "ip:port", "ip:port:interface", "ip/port", "[v6]:port": `to` is the prefix ("source"). */
   'endpoint',
   /** A protocol name or IANA number: network.transport (lower case) and network.iana_number. */
   'transport',
   /** "DOMAIN\user", "user@domain" or a bare name: `to` is the prefix ("user", "source.user"). */
   'identity',
-  /** "h:mm:ss" or seconds: event.duration in nanoseconds. */
+  /**
+   * Who or what an identity-aware firewall names beside an address: "DOMAIN\\user" (or a bare
+   * name) is <to>.user.name/.domain, a dotted host name is <to>.domain, an address is
+   * nothing; what follows a comma (a security group) is left out. `to` is "source" or "destination".
+   */
+  'user_or_host',
+  /** "h:mm:ss", "1h:24m:30s" or seconds: event.duration in nanoseconds. */
   'duration',
-  /** A URL: url.original, and url.domain, url.path, url.query when it parses. */
+  /** A duration that ended when the event was logged: event.duration, and event.start/end from @timestamp. */
+  'duration_ended',
+  /** A MAC address in any usual form ("001e.0b80.13b5", "00:1e:0b:80:13:b5"): ECS's "00-1E-0B-80-13-B5". */
+  'mac',
+  /** A URL: url.original, and url.domain, url.path, url.query when it parses (also "host/path" without a scheme). */
   'url',
   /** A time in any form the device writes: ISO 8601 UTC. */
   'time',
@@ -43,11 +55,24 @@ const NUMERIC_SUFFIXES = ['.port', '.bytes', '.packets', '.pid', '.ppid', '.stat
 const NUMERIC_FIELDS = new Set(['event.severity', 'event.duration', 'network.bytes', 'network.packets', 'event.risk_score', 'http.response.status_code', 'http.request.bytes', 'http.response.bytes', 'vlan.id']);
 const ARRAY_FIELDS = new Set(['event.category', 'event.type', 'related.ip', 'related.user', 'related.hosts', 'tags']);
 
+/** defaultKind by field name, remembered: the same few dozen fields are set on every line. */
+const KINDS = new Map<string, ValueKind>();
+
+function kindOf(field: string): ValueKind {
+  let kind = KINDS.get(field);
+  if (kind === undefined) {
+    kind = defaultKind(field);
+    if (KINDS.size < 10_000) KINDS.set(field, kind);
+  }
+  return kind;
+}
+
 function defaultKind(field: string): ValueKind {
   if (field.endsWith('.ip')) return 'address';
   if (NUMERIC_FIELDS.has(field) || NUMERIC_SUFFIXES.some((s) => field.endsWith(s))) return 'number';
   if (ARRAY_FIELDS.has(field)) return 'list';
   if (field === 'network.transport') return 'transport';
+  if (field === 'url.original') return 'url';
   if (field === '@timestamp' || field === 'event.start' || field === 'event.end') return 'time';
   return 'string';
 }
@@ -61,8 +86,9 @@ function setAddress(fields: EventFields, field: string, value: string): void {
   else if (field.endsWith('.ip') && HOST_NAME.test(value) && /[A-Za-z]/.test(value)) fields[`${field.slice(0, -3)}.domain`] = value.toLowerCase();
 }
 
-// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
-const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{1,5}))?(?::(\S+))?$/;
+// "1.2.3.4:80", "1.2.3.4:80:X1" (SonicWall; "1.2.3.4::X1" without a port, "1.2.3.4:80:X1:host" with the
+// name it resolved), "1.2.3.4/80", "[2001:db8::1]:80", or a bare address.
+const ENDPOINT_V4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:[:/](\d{0,5}))?(?::([^:\s]+)(?::(\S+))?)?$/;
 const ENDPOINT_V6 = /^\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?$/;
 
 function setEndpoint(fields: EventFields, prefix: string, value: string): void {
@@ -71,6 +97,7 @@ function setEndpoint(fields: EventFields, prefix: string, value: string): void {
   setAddress(fields, `${prefix}.ip`, m[1]!);
   if (m[2] !== undefined) setNumber(fields, `${prefix}.port`, m[2]);
   if (m[3] !== undefined) fields[`${prefix}.interface.name`] = m[3];
+  if (m[4] !== undefined && HOST_NAME.test(m[4])) fields[`${prefix}.domain`] = m[4].toLowerCase();
 }
 
 function setNumber(fields: EventFields, field: string, value: string): void {
@@ -84,15 +111,27 @@ const IANA = lookupTable<string>({ '1': 'icmp', '2': 'igmp', '6': 'tcp', '17': '
 const IANA_NUMBER = lookupTable<string>(Object.fromEntries(Object.entries(IANA).map(([n, name]) => [name, n])));
 const TRANSPORT_ALIASES = lookupTable<string>({ icmpv6: 'ipv6-icmp', icmp6: 'ipv6-icmp', 'ipv6-icmp': 'ipv6-icmp', ipv6icmp: 'ipv6-icmp' });
 
-/** network.transport and network.iana_number from "TCP", "tcp/http" (SonicWall), "6", "protocol 17" or "proto-6". */
+function transportName(word: string): string | undefined {
+  return /^\d{1,3}$/.test(word) ? IANA[word] : (TRANSPORT_ALIASES[word] ?? word);
+}
+
+/**
+ * network.transport and network.iana_number from "TCP", "6", "protocol 17" or "proto-6". Of a pair
+ * naming a transport and an application ("tcp/http" on SonicWall, "HTTP/tcp" on WatchGuard), the
+ * transport is the one IANA numbers and the other is network.protocol.
+ */
 export function setTransport(fields: EventFields, value: string): void {
   const text = value.trim().toLowerCase().replace(/^(?:protocol |proto-?)/, '');
-  const word = text.split(/[/\s]/)[0]!;
-  const name = /^\d{1,3}$/.test(word) ? IANA[word] : (TRANSPORT_ALIASES[word] ?? word);
+  const words = text.split(/[/\s]/).filter((w) => w !== '');
+  const known = text.includes('/') ? words.findIndex((w) => IANA_NUMBER[transportName(w) ?? ''] !== undefined) : -1;
+  const word = words[Math.max(known, 0)];
+  const name = word === undefined ? undefined : transportName(word);
   if (!name || !/^[a-z][a-z0-9-]*$/.test(name)) return;
   fields['network.transport'] = name;
-  const number = /^\d{1,3}$/.test(word) ? word : IANA_NUMBER[name];
+  const number = /^\d{1,3}$/.test(word!) ? word : IANA_NUMBER[name];
   if (number) fields['network.iana_number'] = number;
+  const application = known >= 0 ? words.find((w, i) => i !== known && /^[a-z][a-z0-9-]*$/.test(w)) : undefined;
+  if (application) fields['network.protocol'] = application;
 }
 
 /** "DOMAIN\user" or "user@domain" to <prefix>.name and <prefix>.domain; a bare name to <prefix>.name. */
@@ -112,20 +151,41 @@ function setIdentity(fields: EventFields, prefix: string, value: string): void {
   fields[`${prefix}.name`] = value;
 }
 
+// "1h:24m:30s", "0h:00m:15s", "2d 3h:04m:05s", "45s".
+const DURATION_UNITS = /^(?:(\d+)d\s*)?(?:(\d+)h:?)?(?:(\d+)m:?)?(?:(\d+(?:\.\d+)?)s)?$/;
+
+const FQDN = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.?$/;
+
+function setUserOrHost(fields: EventFields, prefix: string, value: string): void {
+  const text = value.split(',')[0]!.trim();
+  if (text === '' || text.includes('/') || canonicalIp(text)) return;
+  if (!text.includes('\\') && !text.includes('@') && FQDN.test(text)) {
+    fields[`${prefix}.domain`] ??= text.replace(/\.$/, '').toLowerCase();
+    return;
+  }
+  setIdentity(fields, `${prefix}.user`, text);
+}
+
 function durationSeconds(text: string): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  const units = DURATION_UNITS.exec(text);
+  if (units && text !== '') return Number(units[1] ?? 0) * 86_400 + Number(units[2] ?? 0) * 3600 + Number(units[3] ?? 0) * 60 + Number(units[4] ?? 0);
   const parts = text.split(':');
   if (parts.length < 2 || parts.length > 4 || !parts.every((p) => /^\d+$/.test(p))) return undefined;
   return parts.reduce((total, part) => total * 60 + Number(part), 0);
 }
 
+// A URL some devices write without its scheme: "www.example.com/path", "10.0.0.1:8080/", "example.com".
+const SCHEMELESS = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z][A-Za-z0-9-]*\.?(?::\d{1,5})?(?:[/?#]|$)|^\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?:[/?#]|$)/;
+
 function setUrl(fields: EventFields, value: string): void {
   fields['url.original'] = value;
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const hostFirst = !absolute && SCHEMELESS.test(value);
   try {
-    const url = new URL(absolute ? value : `http://host${value.startsWith('/') ? '' : '/'}${value}`);
-    if (absolute && url.hostname) fields['url.domain'] = url.hostname.replace(/^\[|\]$/g, '');
-    if (absolute || value.startsWith('/')) {
+    const url = new URL(absolute ? value : hostFirst ? `http://${value}` : `http://host${value.startsWith('/') ? '' : '/'}${value}`);
+    if ((absolute || hostFirst) && url.hostname) fields['url.domain'] = url.hostname.replace(/^\[|\]$/g, '');
+    if (absolute || hostFirst || value.startsWith('/')) {
       fields['url.path'] = decodeSafely(url.pathname);
       if (url.search.length > 1) fields['url.query'] = url.search.slice(1);
     }
@@ -151,11 +211,17 @@ export function timeValue(text: string, ctx: ParseContext, format?: string): str
 
 /** Sets `field` from a vendor's `value` as `kind` says. */
 export function setValue(fields: EventFields, field: string, kind: ValueKind, value: string, ctx: ParseContext): void {
-  const text = value.trim();
+  // Most values have no surrounding space: no copy made for them.
+  const text = value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.trim() : value;
   if (isNothing(text)) return;
-  switch (kind === 'auto' ? defaultKind(field) : kind) {
+  switch (kind === 'auto' ? kindOf(field) : kind) {
     case 'address':
       return setAddress(fields, field, text);
+    case 'ip': {
+      const ip = canonicalIp(text);
+      if (ip) fields[field] = ip;
+      return;
+    }
     case 'endpoint':
       return setEndpoint(fields, field, text);
     case 'number':
@@ -164,13 +230,27 @@ export function setValue(fields: EventFields, field: string, kind: ValueKind, va
       return setTransport(fields, text);
     case 'identity':
       return setIdentity(fields, field, text);
-    case 'duration': {
+    case 'user_or_host':
+      return setUserOrHost(fields, field, text);
+    case 'duration':
+    case 'duration_ended': {
       const seconds = durationSeconds(text);
-      if (seconds !== undefined) fields[field] = Math.round(seconds * 1e9);
+      if (seconds === undefined) return;
+      fields[field] = Math.round(seconds * 1e9);
+      const end = fields['@timestamp'];
+      if (kind === 'duration_ended' && typeof end === 'string') {
+        fields['event.end'] = end;
+        fields['event.start'] = new Date(Date.parse(end) - Math.round(seconds * 1000)).toISOString();
+      }
       return;
     }
     case 'url':
       return setUrl(fields, text);
+    case 'mac': {
+      const mac = canonicalMac(text);
+      if (mac) fields[field] = mac;
+      return;
+    }
     case 'time': {
       const time = timeValue(text, ctx);
       if (time) fields[field] = time;

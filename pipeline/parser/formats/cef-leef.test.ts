@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParseContext } from '../types.js';
 import { cef, parseExtension } from './cef.js';
 import { leef } from './leef.js';
-import { categorizationProblems } from '../ecs-values.js';
+import { ecsViolations } from '../ecs-values.js';
 
 const ctx: ParseContext = { source: 'firewall', receivedAt: Date.UTC(2026, 10, 23) };
 
@@ -142,6 +142,8 @@ describe('CEF and LEEF events are categorised from what the device says', () => 
   it.each(cases)('%s', (line, expected) => {
     const f = (line.includes('CEF:') ? cef : leef).parse(line, ctx)!;
     expect(f).toMatchObject(expected);
-    expect(categorizationProblems(f)).toEqual([]);
+    expect(ecsViolations(f)).toEqual([]);
+    expect(f['event.category']).toBeDefined();
+    expect(f['event.type']).toBeDefined();
   });
 });

@@ -5,26 +5,46 @@ import { canonicalIp } from '../ip.js';
 import type { EventFields, FieldValue, FormatParser } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
 
-/** Common field spellings of hand-rolled JSON logs, and their ECS names. */
+/**
+ * Common field spellings of hand-rolled JSON and key=value logs (firewalls,
+ * appliances), and their ECS names. Keys that name an address in some logs
+ * and something else in others (source, client, rhost) map only when the
+ * value is an address.
+ */
 const ALIASES = lookupTable<string>({
   src_ip: 'source.ip',
   src: 'source.ip',
+  SRC: 'source.ip',
   srcip: 'source.ip',
   source_ip: 'source.ip',
+  source: 'source.ip',
   client_ip: 'source.ip',
+  client: 'source.ip',
+  clientip: 'source.ip',
+  rhost: 'source.ip',
+  remote_addr: 'source.ip',
+  remote_ip: 'source.ip',
   src_port: 'source.port',
   srcport: 'source.port',
   source_port: 'source.port',
+  sport: 'source.port',
+  spt: 'source.port',
+  SPT: 'source.port',
   dst_ip: 'destination.ip',
   dest_ip: 'destination.ip',
   dst: 'destination.ip',
+  DST: 'destination.ip',
   dstip: 'destination.ip',
   destination_ip: 'destination.ip',
   dst_port: 'destination.port',
   dest_port: 'destination.port',
   dstport: 'destination.port',
   destination_port: 'destination.port',
+  dport: 'destination.port',
+  dpt: 'destination.port',
+  DPT: 'destination.port',
   proto: 'network.transport',
+  PROTO: 'network.transport',
   protocol: 'network.transport',
   user: 'user.name',
   username: 'user.name',
@@ -74,11 +94,43 @@ export function flattenInto(fields: EventFields, value: Record<string, unknown>,
   }
 }
 
+/** An alias that applies to this value: address aliases only for an address. */
+function aliasFor(key: string, value: FieldValue, raw: EventFields): string | undefined {
+  const alias = ALIASES[key];
+  if (alias === undefined || alias in raw) return undefined;
+  if (IPS.has(alias) && (typeof value !== 'string' || canonicalIp(value) === null)) return undefined;
+  return alias;
+}
+
+/** What a firewall's or proxy's action word says: allow/accept/permit/pass or deny/drop/reject/block. */
+const ACTION_VERDICTS = lookupTable<{ outcome: 'success' | 'failure'; type: 'allowed' | 'denied' }>({
+  allow: { outcome: 'success', type: 'allowed' },
+  allowed: { outcome: 'success', type: 'allowed' },
+  accept: { outcome: 'success', type: 'allowed' },
+  accepted: { outcome: 'success', type: 'allowed' },
+  permit: { outcome: 'success', type: 'allowed' },
+  permitted: { outcome: 'success', type: 'allowed' },
+  pass: { outcome: 'success', type: 'allowed' },
+  deny: { outcome: 'failure', type: 'denied' },
+  denied: { outcome: 'failure', type: 'denied' },
+  drop: { outcome: 'failure', type: 'denied' },
+  dropped: { outcome: 'failure', type: 'denied' },
+  reject: { outcome: 'failure', type: 'denied' },
+  rejected: { outcome: 'failure', type: 'denied' },
+  block: { outcome: 'failure', type: 'denied' },
+  blocked: { outcome: 'failure', type: 'denied' },
+});
+
+/** The outcome and event.type an action word stands for, if it is one of the access verdicts. */
+export function verdictOfAction(action: string): { outcome: 'success' | 'failure'; type: 'allowed' | 'denied' } | undefined {
+  return ACTION_VERDICTS[action.toLowerCase()];
+}
+
 /** Maps aliases to ECS names and normalizes well-known fields. */
 export function normalizeEcs(raw: EventFields): EventFields {
   const fields: EventFields = {};
   for (const [key, value] of Object.entries(raw)) {
-    const name = key in ALIASES && !(ALIASES[key]! in raw) ? ALIASES[key]! : key;
+    const name = aliasFor(key, value, raw) ?? key;
     if (name === '@timestamp') {
       const ts = toTimestamp(value);
       if (ts) fields[name] = ts;

@@ -11,7 +11,7 @@
 // The tables are data: a rule is the words that trigger it and the ECS
 // values it gives. They are checked against ECS's allowed values when this
 // module loads.
-import { ECS_CATEGORIES, ECS_TYPES } from '../ecs-values.js';
+import { ECS_ALLOWED } from '../ecs-values.js';
 import type { EventFields } from '../types.js';
 
 interface CategoryRule {
@@ -80,8 +80,8 @@ const DELETE_WORDS = /\b(?:delet\w*|remov\w*|uninstall\w*)\b/;
 const GROUP_WORDS = /\b(?:groups?|roles?|members?)\b/;
 
 for (const rule of [...WORD_RULES, ...PRODUCT_RULES]) {
-  for (const c of rule.category) if (!ECS_CATEGORIES.has(c)) throw new Error(`security event rule ${rule.name}: ${c} is not an ECS category`);
-  for (const t of rule.type) if (!ECS_TYPES.has(t)) throw new Error(`security event rule ${rule.name}: ${t} is not an ECS type`);
+  for (const c of rule.category) if (!ECS_ALLOWED['event.category'].has(c)) throw new Error(`security event rule ${rule.name}: ${c} is not an ECS category`);
+  for (const t of rule.type) if (!ECS_ALLOWED['event.type'].has(t)) throw new Error(`security event rule ${rule.name}: ${t} is not an ECS type`);
 }
 
 export interface SecurityEventFacts {

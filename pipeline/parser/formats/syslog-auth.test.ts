@@ -26,12 +26,12 @@ function fixtureLines(file: string): string[] {
 
 describe('syslog header', () => {
   it('reads an RFC 3164 line with a space-padded day, dating it in the year it was received', () => {
-    expect(parse('Mar  3 04:10:01 bastion sshd[31001]: Server listening on 0.0.0.0 port 22.')).toEqual({
+    expect(parse('Mar  3 04:10:01 bastion sshd[31001]: Received SIGHUP; restarting.')).toEqual({
       '@timestamp': '2024-03-03T04:10:01.000Z',
       'host.hostname': 'bastion',
       'process.name': 'sshd',
       'process.pid': 31001,
-      message: 'Server listening on 0.0.0.0 port 22.',
+      message: 'Received SIGHUP; restarting.',
       'event.kind': 'event',
     });
   });
@@ -212,15 +212,56 @@ describe('sshd connections', () => {
   });
 
   it.each([
-    ['Received disconnect from 116.31.116.27: 11:  [preauth]', '116.31.116.27', undefined, undefined],
-    ['Received disconnect from 52.80.34.196: 11: Bye Bye [preauth]', '52.80.34.196', undefined, 'Bye Bye'],
-    ['error: Received disconnect from 2001:db8::5: 3: com.jcraft.jsch.JSchException: Auth fail [preauth]', '2001:db8::5', undefined, 'com.jcraft.jsch.JSchException: Auth fail'],
-    ['Received disconnect from 192.0.2.50 port 50500:11: disconnected by user', '192.0.2.50', 50500, 'disconnected by user'],
-  ])('reads %s', (message, ip, port, reason) => {
+    ['Received disconnect from 116.31.116.27: 11:  [preauth]', '116.31.116.27', undefined, 'closed before authentication', 'failure'],
+    ['Received disconnect from 52.80.34.196: 11: Bye Bye [preauth]', '52.80.34.196', undefined, 'Bye Bye', 'failure'],
+    ['Received disconnect from 192.0.2.50 port 50500:11: disconnected by user', '192.0.2.50', 50500, 'disconnected by user', undefined],
+  ])('reads %s', (message, ip, port, reason, outcome) => {
     const fields = parseMessage(message);
     expect(fields).toMatchObject({ 'event.action': 'ssh_disconnect', 'event.category': ['network'], 'event.type': ['end'], 'source.ip': ip });
     expect(fields['source.port']).toBe(port);
     expect(fields['event.reason']).toBe(reason);
+    expect(fields['event.outcome']).toBe(outcome);
+  });
+
+  it.each([
+    ['error: Received disconnect from 2001:db8::5: 3: com.jcraft.jsch.JSchException: Auth fail [preauth]', '2001:db8::5', 'com.jcraft.jsch.JSchException: Auth fail'],
+    ['Received disconnect from 192.0.2.93 port 1883:14: No authentication methods available [preauth]', '192.0.2.93', 'No authentication methods available'],
+  ])('reads a disconnect whose reason is a failed authentication: %s', (message, ip, reason) => {
+    expect(parseMessage(message)).toMatchObject({ 'event.category': ['authentication'], 'event.outcome': 'failure', 'source.ip': ip, 'event.reason': reason });
+  });
+
+  it.each([
+    ['Connection closed by 192.0.2.40 port 50022 [preauth]', '192.0.2.40', undefined],
+    ['Connection reset by authenticating user root 192.0.2.41 port 1558 [preauth]', '192.0.2.41', 'root'],
+    ['Connection closed by invalid user admin 192.0.2.42 port 4242', '192.0.2.42', 'admin'],
+    ['Disconnected from authenticating user root 192.0.2.43 port 33553 [preauth]', '192.0.2.43', 'root'],
+    // A user name that looks like an address is the user, not the peer.
+    ['Connection closed by authenticating user 10.9.9.9 192.0.2.44 port 22 [preauth]', '192.0.2.44', '10.9.9.9'],
+  ])('reads a connection that ended before authentication as a failed connection: %s', (message, ip, user) => {
+    const fields = parseMessage(message);
+    expect(fields).toMatchObject({ 'event.category': ['network'], 'event.type': ['end'], 'event.outcome': 'failure', 'source.ip': ip });
+    expect(fields['user.name']).toBe(user);
+  });
+
+  it('reads the end of a session after authentication without an outcome', () => {
+    for (const message of ['Connection closed by 192.0.2.45 port 50022', 'Disconnected from user alice 192.0.2.46 port 50023']) {
+      const fields = parseMessage(message);
+      expect(fields, message).toMatchObject({ 'event.category': ['network'], 'event.type': ['end'] });
+      expect(fields['event.outcome'], message).toBeUndefined();
+    }
+  });
+
+  it.each([
+    ['error: kex_exchange_identification: Connection closed by remote host', undefined],
+    ['error: kex_exchange_identification: client sent invalid protocol identifier ""', undefined],
+    ['fatal: Unable to negotiate a key exchange method [preauth]', undefined],
+    ['fatal: no matching mac found: client hmac-a server hmac-b [preauth]', undefined],
+    ['ssh_dispatch_run_fatal: Connection from 192.0.2.47 port 60000: message authentication code incorrect [preauth]', '192.0.2.47'],
+    ['Did not receive identification string from 192.0.2.48 port 35836', '192.0.2.48'],
+  ])('reads a protocol failure before authentication: %s', (message, ip) => {
+    const fields = parseMessage(message);
+    expect(fields).toMatchObject({ 'event.category': ['network'], 'event.type': ['protocol'], 'event.outcome': 'failure' });
+    expect(fields['source.ip']).toBe(ip);
   });
 
   it('reads who disconnected', () => {
@@ -259,13 +300,13 @@ describe('sshd connections', () => {
   });
 
   it('keeps the header and message of sshd messages it does not read', () => {
-    const fields = parseMessage('fatal: Read from socket failed: Connection reset by peer [preauth]');
+    const fields = parseMessage('Received SIGHUP; restarting.');
     expect(fields).toEqual({
       '@timestamp': '2024-06-01T10:00:00.000Z',
       'host.hostname': 'h',
       'process.name': 'sshd',
       'process.pid': 42,
-      message: 'fatal: Read from socket failed: Connection reset by peer [preauth]',
+      message: 'Received SIGHUP; restarting.',
       'event.kind': 'event',
     });
   });

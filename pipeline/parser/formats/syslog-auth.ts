@@ -5,8 +5,11 @@
 // Event names follow Filebeat's system/auth module where it has one (ssh_login,
 // its event.category/type/outcome), Winlogbeat-style names elsewhere
 // (logged-on, added-member-to-group). Lines no decoder knows keep the header
-// and the message, nothing guessed.
-import { interpretMessage } from '../decoders/interpret.js';
+// and the message, and get the generic reading (generic/generic-reading.ts):
+// the peer and verdict their words state, marked cairn.decoder: generic (the
+// verdict only for programs no reader knows).
+import { interpretMessage, knowsProgram } from '../decoders/interpret.js';
+import { readGeneric } from '../generic/generic-reading.js';
 import { parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FormatParser } from '../types.js';
 
@@ -23,7 +26,7 @@ export const syslogAuth: FormatParser = {
     if (!header.timestamp && !RFC5424_NIL_TIME.test(raw)) throw new Error(`syslog time is not a valid date: "${raw.slice(0, 40)}"`);
     const fields: EventFields = syslogFields(header);
     fields['event.kind'] = 'event';
-    interpretMessage(header.program, header.message, ctx, fields);
+    if (!interpretMessage(header.program, header.message, ctx, fields)) readGeneric(header.message, fields, { verdicts: !knowsProgram(header.program) });
     return fields;
   },
 };

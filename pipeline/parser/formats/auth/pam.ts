@@ -58,7 +58,10 @@ export function interpretPam(message: string, fields: EventFields): boolean {
     pamFailureKeys(text, fields);
     categorize(fields, ['authentication'], ['info'], 'authentication-failed', 'failure');
   } else if (text === 'check pass; user unknown') {
+    // pam_unix checked a password for an account that does not exist: a failed attempt (the
+    // "authentication failure; ... user=..." line after it names the peer).
     fields['event.reason'] = 'user unknown';
+    categorize(fields, ['authentication'], ['info'], 'user-unknown', 'failure');
   } else {
     const password = PAM_PASSWORD_CHANGED.exec(text);
     if (password) {

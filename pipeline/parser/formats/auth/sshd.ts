@@ -1,5 +1,17 @@
 // sshd's messages: login verdicts, invalid users, disconnects, refused logins
 // and scans, as Filebeat's system/auth module names them (ssh_login ...).
+//
+// Connections that end before authentication (sshd marks them "[preauth]"):
+// a client that leaves or is cut off before logging in is a failed
+// connection, event.category network, type end, outcome failure; the user
+// it tried, when sshd names one, goes to user.name. They are not
+// authentication failures: the login verdicts (Failed ..., Invalid user,
+// too many authentication failures) already count those, and a rule that
+// counts failed logins must not count one attempt twice. A disconnect whose
+// reason says authentication failed (code 14, "Auth fail") is one.
+// Protocol failures before a session (no identification string, bad
+// banners, key exchange errors) are network, type protocol, outcome failure.
+// The same messages without [preauth] end a session normally: no outcome.
 import { canonicalIp } from '../../ip.js';
 import type { EventFields } from '../../types.js';
 import { categorize, HOST_NAME, setSource, setUser, type Interpreter } from './common.js';
@@ -12,23 +24,27 @@ function firstWord(message: string): string {
 }
 
 // The login verdict: Accepted/Failed are outcomes; Postponed/Partial are steps of one login.
-const SSH_AUTH = /^(Accepted|Failed|Postponed|Partial) (\S+) for (invalid user )?(.*?) from (\S+) port (\d+)(?: ssh[12])?(?:: (.+))?$/;
+const SSH_AUTH = /^(Accepted|Failed|Postponed|Partial) (\S+) for (invalid user )?(.*?) from (\S+)(?: port (\d+))?(?: ssh[12])?(?:: (.+))?$/;
 const SSH_INVALID_USER = /^Invalid user (.*?) from (\S+)(?: port (\d+))?$/;
 const SSH_INVALID_USER_PREAUTH = /^input_userauth_request: invalid user (.*?)(?: \[preauth\])?$/;
 const SSH_REVERSE_MAPPING = /^reverse mapping checking getaddrinfo for (\S+) \[([^\]]+)\] failed/;
 const SSH_ADDRESS_MISMATCH = /^Address (\S+) maps to (\S+), but this does not map back/;
 // OpenSSH >= 7.x: "from IP port P:11: reason"; older: "from IP: 11: reason" (the IP may be IPv6, so anchor on ": ").
-const SSH_RECEIVED_DISCONNECT = /^Received disconnect from (\S+) port (\d+):(\d+): ?(.*?)(?: \[preauth\])?$/;
-const SSH_RECEIVED_DISCONNECT_OLD = /^Received disconnect from (\S+): (\d+): ?(.*?)(?: \[preauth\])?$/;
-const SSH_DISCONNECTED = /^Disconnected from (?:(invalid|authenticating) )?(?:user (.*?) )?(\S+) port (\d+)(?: \[preauth\])?$/;
-const SSH_CONNECTION_CLOSED = /^Connection (?:closed|reset) by (?:(invalid|authenticating) )?(?:user (.*?) )?(\S+?)(?: port (\d+))?(?: \[preauth\])?$/;
+const SSH_RECEIVED_DISCONNECT = /^Received disconnect from (\S+) port (\d+):(\d+): ?(.*?)( \[preauth\])?$/;
+const SSH_RECEIVED_DISCONNECT_OLD = /^Received disconnect from (\S+): (\d+): ?(.*?)( \[preauth\])?$/;
+const SSH_DISCONNECTED = /^Disconnected from (?:(invalid|authenticating) )?(?:user (.*?) )?(\S+) port (\d+)( \[preauth\])?$/;
+const SSH_CONNECTION_CLOSED = /^Connection (?:closed|reset) by (?:(invalid|authenticating) )?(?:user (.*?) )?(\S+?)(?: port (\d+))?( \[preauth\])?$/;
+// SSH_DISCONNECT_NO_MORE_AUTH_METHODS_AVAILABLE (14), or a client saying its authentication failed.
+const AUTH_FAILED_REASON = /^14$|auth(?:entication)? fail/i;
+// Failures of the protocol before authentication; sshd names no peer in most of them.
+const SSH_PROTOCOL_FAILURE = /^(?:kex_exchange_identification: (.*)|Unable to negotiate a key exchange method|no matching (?:mac|cipher|host key type|key exchange method) found\b.*?|(?:Read from socket failed|ssh_dispatch_run_fatal): (?:Connection from (\S+) port (\d+): )?(.*?))(?: \[preauth\])?$/;
 const SSH_CONNECTION_FROM = /^Connection from (\S+) port (\d+) on (\S+) port (\d+)/;
 const SSH_MAX_ATTEMPTS = /^maximum authentication attempts exceeded for (invalid user )?(.*?) from (\S+) port (\d+)/;
 const SSH_DISCONNECTING_USER = /^Disconnecting (?:(invalid|authenticating) )?user (.*?) (\S+) port (\d+): (.*?)(?: \[preauth\])?$/;
 const SSH_DISCONNECTING = /^Disconnecting: (.*?)(?: \[preauth\])?$/;
 const SSH_TOO_MANY_FAILURES = /^Too many authentication failures(?: for (?:invalid user )?(.+))?$/;
 const SSH_NO_IDENTIFICATION = /^Did not receive identification string from (\S+)(?: port (\d+))?/;
-const SSH_USER_NOT_ALLOWED = /^User (.+?) from (\S+) not allowed because (.+)$/;
+const SSH_USER_NOT_ALLOWED = /^User (.+?)(?: from (\S+))? not allowed because (.+)$/;
 const SSH_ROOT_REFUSED = /^ROOT LOGIN REFUSED FROM (\S+)(?: port (\d+))?/;
 // sshd names the peer "from/by/with/for IP port P" in its other messages.
 const SSH_ANY_PEER = /\b(?:from|by|with|for) (\S+) port (\d+)\b/;
@@ -66,6 +82,7 @@ function sshInvalidUserPreauth(message: string, fields: EventFields): boolean {
   if (!m) return false;
   setUser(fields, m[1]);
   fields['event.reason'] = 'invalid user';
+  categorize(fields, ['authentication'], ['info'], 'ssh_invalid_user');
   return true;
 }
 
@@ -81,21 +98,31 @@ function sshReverseMapping(message: string, fields: EventFields): boolean {
   return true;
 }
 
-function sshDisconnect(fields: EventFields, address: string | undefined, port: string | undefined, reason: string | undefined): void {
+/** How a connection's end reads: before authentication a failure (see the top of the file), otherwise a plain end. */
+function connectionEnd(fields: EventFields, action: string, preauth: boolean, userState?: string): void {
+  if (userState === 'invalid') fields['event.reason'] = 'invalid user';
+  else if (preauth) fields['event.reason'] ??= 'closed before authentication';
+  categorize(fields, ['network'], ['end'], action, preauth || userState !== undefined ? 'failure' : undefined);
+}
+
+function sshDisconnect(fields: EventFields, address: string | undefined, port: string | undefined, reason: string | undefined, preauth = false): void {
   setSource(fields, address, port);
   if (reason) fields['event.reason'] = reason;
-  categorize(fields, ['network'], ['end'], 'ssh_disconnect');
+  connectionEnd(fields, 'ssh_disconnect', preauth);
 }
 
 function sshReceivedDisconnect(message: string, fields: EventFields): boolean {
   const m = SSH_RECEIVED_DISCONNECT.exec(message);
-  if (m) {
-    sshDisconnect(fields, m[1], m[2], m[4]);
-    return true;
+  const old = m ? null : SSH_RECEIVED_DISCONNECT_OLD.exec(message);
+  if (!m && !old) return false;
+  const [address, port, code, reason, preauth] = m ? [m[1], m[2], m[3], m[4], m[5]] : [old![1], undefined, old![2], old![3], old![4]];
+  if (AUTH_FAILED_REASON.test(code!) || AUTH_FAILED_REASON.test(reason!)) {
+    setSource(fields, address, port);
+    if (reason) fields['event.reason'] = reason;
+    categorize(fields, ['authentication'], ['end'], 'ssh_disconnect', 'failure');
+  } else {
+    sshDisconnect(fields, address, port, reason, preauth !== undefined);
   }
-  const old = SSH_RECEIVED_DISCONNECT_OLD.exec(message);
-  if (!old) return false;
-  sshDisconnect(fields, old[1], undefined, old[3]);
   return true;
 }
 
@@ -103,8 +130,18 @@ function sshDisconnected(message: string, fields: EventFields): boolean {
   const m = SSH_DISCONNECTED.exec(message);
   if (!m) return false;
   setUser(fields, m[2]);
-  if (m[1] === 'invalid') fields['event.reason'] = 'invalid user';
-  sshDisconnect(fields, m[3], m[4], undefined);
+  setSource(fields, m[3], m[4]);
+  connectionEnd(fields, 'ssh_disconnect', m[5] !== undefined, m[1]);
+  return true;
+}
+
+/** Key exchange and banner failures, a socket reset before authentication: a connection that failed at the protocol. */
+function sshProtocolFailure(message: string, fields: EventFields): boolean {
+  const m = SSH_PROTOCOL_FAILURE.exec(message);
+  if (!m) return false;
+  setSource(fields, m[2], m[3]);
+  fields['event.reason'] = m[1] ?? m[4] ?? message.replace(/ \[preauth\]$/, '');
+  categorize(fields, ['network'], ['protocol'], 'ssh_protocol_failure', 'failure');
   return true;
 }
 
@@ -122,9 +159,8 @@ function sshConnection(message: string, fields: EventFields): boolean {
   const m = SSH_CONNECTION_CLOSED.exec(message);
   if (!m) return false;
   setUser(fields, m[2]);
-  if (m[1] === 'invalid') fields['event.reason'] = 'invalid user';
   setSource(fields, m[3], m[4]);
-  categorize(fields, ['network'], ['end'], 'ssh_connection_closed');
+  connectionEnd(fields, 'ssh_connection_closed', m[5] !== undefined, m[1]);
   return true;
 }
 
@@ -164,7 +200,7 @@ function sshNoIdentification(message: string, fields: EventFields): boolean {
   const m = SSH_NO_IDENTIFICATION.exec(message);
   if (!m) return false;
   setSource(fields, m[1], m[2]);
-  categorize(fields, ['network'], ['info'], 'ssh_no_identification');
+  categorize(fields, ['network'], ['protocol'], 'ssh_no_identification', 'failure');
   return true;
 }
 
@@ -205,6 +241,11 @@ const SSHD_BY_FIRST_WORD = new Map<string, Interpreter>([
   ['User', sshRefused],
   ['ROOT', sshRefused],
   ['PAM', pamSummary],
+  ['kex_exchange_identification:', sshProtocolFailure],
+  ['Unable', sshProtocolFailure],
+  ['no', sshProtocolFailure],
+  ['Read', sshProtocolFailure],
+  ['ssh_dispatch_run_fatal:', sshProtocolFailure],
 ]);
 
 export function interpretSshd(message: string, fields: EventFields): boolean {
