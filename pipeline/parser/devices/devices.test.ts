@@ -346,6 +346,8 @@ describe('device headers', () => {
     ['Sep 25 15:47:07 relay.example.com : Sep 25 15:47:07 EDT: ', { '@timestamp': '2026-09-25T19:47:07.000Z', 'host.hostname': 'relay.example.com' }],
     ['<190>Oct 7 07:19:44 edge-mgmt RP/0/RP0/CPU0:Oct 7 07:19:43.630 UTC: ipv4_acl_mgr[310]: ', { '@timestamp': '2026-10-07T07:19:43.630Z', 'host.hostname': 'edge-mgmt', 'process.name': 'ipv4_acl_mgr', 'process.pid': 310 }],
     ['<166>:: ', { 'log.syslog.priority': 166 }],
+    ['<29>Jun 11 08:20:41 gm01.corp.example 192.0.2.50 ', { '@timestamp': '2026-06-11T08:20:41.000Z', 'host.hostname': 'gm01.corp.example', 'host.ip': '192.0.2.50' }],
+    ['<141>Jun 11 08:20:41  gm01.corp.example 2001:db8::50 ', { 'host.hostname': 'gm01.corp.example', 'host.ip': '2001:db8::50' }],
   ])('reads %s', (prefix, expected) => {
     expect(headerFields(prefix, ctx)).toMatchObject(expected);
   });

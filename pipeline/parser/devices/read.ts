@@ -3,6 +3,7 @@
 // ECS fields (spec.ts says what each part of a format means).
 import { parseExtension } from '../formats/cef.js';
 import { flattenInto } from '../formats/generic-json.js';
+import { canonicalIp } from '../ip.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
@@ -73,7 +74,11 @@ export function headerFields(prefix: string, ctx: ParseContext): EventFields | n
   // What the header parser left before the stand-in: nothing, a lone host (after an ISO time it takes a lone
   // word for the message's first), or a relay's second header.
   const rest = header.message.slice(0, -2).trim();
-  if (rest !== '') {
+  // "gm01.example 192.0.2.50": the device's address after its name (Infoblox NIOS, relays that add the sender's).
+  const named = !header.program ? HOST_AND_ADDRESS.exec(header.hostname ? `${header.hostname} ${rest}` : rest) : null;
+  const hostAddress = named ? canonicalIp(named[2]!) : null;
+  if (hostAddress) header.hostname = named![1];
+  if (rest !== '' && !hostAddress) {
     if (!header.hostname && !header.program && !/[\s[\]<>]/.test(rest)) header.hostname = rest.replace(/:$/, '');
     else if (!headerFields(rest, ctx)) return null;
   }
@@ -83,8 +88,12 @@ export function headerFields(prefix: string, ctx: ParseContext): EventFields | n
   }
   const fields: EventFields = syslogFields(header);
   delete fields.message;
+  if (hostAddress) fields['host.ip'] = hostAddress;
   return fields;
 }
+
+const TRAILING_ZONE = / ([A-Za-z]{3,5})$/;
+const HOST_AND_ADDRESS = /^([A-Za-z0-9][\w.-]*) (\S+)$/;
 
 /** A header of "<pri>", sequence numbers and the device's name, each ending in a colon (Cisco IOS without a clock, or before one). */
 const SEQUENCE_AND_HOST = /^(?:<\d{1,3}>)?[:\s]*(?:[\w./-]{1,64}:\s*){0,4}$/;
@@ -291,7 +300,13 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
       // The device's clock wrote both times: a zone the header's time names holds for the payload's time too.
       const headerZone = HEADER_ZONE.exec(raw.slice(0, start.index))?.[1];
       const timeCtx = headerZone ? { ...ctx, timezone: headerZone } : ctx;
-      const time = timeValue(zone ? `${parts.join(' ')} ${zone}` : parts.join(' '), timeCtx, format.time.format);
+      const text = zone ? `${parts.join(' ')} ${zone}` : parts.join(' ');
+      // "2026-01-20 09:12:01.560 EST": a zone abbreviation after the time (PostgreSQL's csvlog) places it.
+      const named = TRAILING_ZONE.exec(text);
+      const time =
+        named && zoneMinutes(named[1]!) !== undefined
+          ? inZone(timeValue(text.slice(0, named.index), timeCtx, format.time.format), named[1], timeCtx)
+          : timeValue(text, timeCtx, format.time.format);
       if (time) fields['@timestamp'] = time;
     }
   }

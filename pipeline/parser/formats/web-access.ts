@@ -11,12 +11,12 @@ import { parseLogTime } from '../envelope.js';
 import { canonicalIp } from '../ip.js';
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
 
-// Before the time in brackets: an optional server (virtual host or address, with a port),
-// the client (or a list of addresses, bare or quoted, the original client first), ident and
-// user; then an optional vhost, the quoted request, status and size, then optional quoted
+// Before the time in brackets, two to five words (a list of addresses counting as one): an
+// optional server (virtual host or address, with a port), the client (or a list of addresses,
+// bare or quoted, the original client first), ident and user; then an optional vhost, the quoted request, status and size, then optional quoted
 // referrer and agent.
 const ACCESS =
-  /^(?<tokens>(?:"[^"]{0,2000}" +|\S+ +){2,12})\[(?<time>[^\]]{10,40})\] (?:(?<vhost>[^\s"]+) )?"(?<request>(?:[^"\\]|\\.)*)" (?<status>\d{3}|-) (?<bytes>\d+|-)(?: "(?<referrer>(?:[^"\\]|\\.)*)" "(?<agent>(?:[^"\\]|\\.)*)")?(?<rest>.*)$/;
+  /^(?<tokens>(?:(?:"[^"]{0,2000}"|\S+(?:, +\S+){0,10}) +){2,5})\[(?<time>[^\]]{10,40})\] (?:(?<vhost>[^\s"]+) )?"(?<request>(?:[^"\\]|\\.)*)" (?<status>\d{3}|-) (?<bytes>\d+|-)(?: "(?<referrer>(?:[^"\\]|\\.)*)" "(?<agent>(?:[^"\\]|\\.)*)")?(?<rest>.*)$/;
 const REQUEST = /^(?<method>[A-Z][A-Z_-]{1,15}) (?<url>\S+)(?: HTTP\/(?<version>\d(?:\.\d)?))?$/;
 const FORWARDED = /"(?<xff>(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f:]+:[0-9a-f:]*)(?:, ?[^"]*)?)"\s*$/i;
 const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
