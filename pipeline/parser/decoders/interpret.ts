@@ -18,6 +18,7 @@ import { parseAccessLine } from '../formats/web-access.js';
 import { parseErrorLine } from '../formats/web-error.js';
 import type { EventFields, ParseContext } from '../types.js';
 import { catalogue } from './decode.js';
+import { readablePart } from '../readable.js';
 
 const BY_PROGRAM = new Map<string, Interpreter>([
   ['sshd', interpretSshd],
@@ -43,7 +44,7 @@ const SOLARIS_ID = /^\[ID \d+ [\w.]+\] /;
  * True when something recognised it.
  */
 export function interpretMessage(program: string | undefined, message: string, ctx: ParseContext, fields: EventFields): boolean {
-  let text = message.trimStart().replace(SOLARIS_ID, '');
+  let text = readablePart(message).trimStart().replace(SOLARIS_ID, '');
   if (text.startsWith('message repeated ')) {
     const repeated = REPEATED.exec(text);
     if (repeated) {

@@ -4,6 +4,7 @@
 import { parseExtension } from '../formats/cef.js';
 import { flattenInto } from '../formats/generic-json.js';
 import { canonicalIp } from '../ip.js';
+import { readablePart } from '../readable.js';
 import { offsetMinutes, parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
@@ -280,7 +281,8 @@ export function readWithFormat(format: CompiledFormat, raw: string, start: RegEx
 
   const messageSets: Setter[][] = [];
   for (const message of candidateMessages(format, record)) {
-    const text = record[message.on];
+    const value = record[message.on];
+    const text = value === undefined ? undefined : readablePart(value);
     if (text === undefined || (message.contains && !text.includes(message.contains)) || !holds(message.when, record)) continue;
     const m = message.regex.exec(text);
     if (!m) continue;
