@@ -1,0 +1,17 @@
+// What a Zeek log's mapping is: the dataset it writes, the keys it turns into
+// ECS fields, and the function that does it. The rest of the record is kept
+// under zeek.<dataset>.<field> (shared.ts keepZeekFields).
+import type { Json } from '../json-values.js';
+import type { EventFields } from '../types.js';
+
+export interface ZeekLog {
+  /** event.dataset is zeek.<dataset>: Elastic's names (conn.log is zeek.connection). */
+  readonly dataset: string;
+  readonly kind?: 'alert';
+  /** The transport the log's analyzer runs over, for a log whose records do not say (they have no proto). */
+  readonly transport?: 'tcp';
+  /** Keys the mapping turns into ECS fields, not kept again under zeek.<dataset>. */
+  readonly mapped: ReadonlySet<string>;
+  /** Adds the log's ECS fields; the time, four-tuple and uid are already there. */
+  map(fields: EventFields, record: Json): void;
+}
