@@ -18,6 +18,7 @@ import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
 import { suricataEve } from './formats/suricata-eve.js';
 import { syslogAuth } from './formats/syslog-auth.js';
+import { windows } from './windows/index.js';
 import { zeek } from './zeek/index.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
@@ -25,7 +26,7 @@ import { lookupTable } from '../../lib/lookup-table.js';
 
 // Device formats come before the generic JSON-auth and CEF/LEEF readers: a vendor's JSON or CEF form
 // (Zscaler NSS, F5 telemetry, Citrix App Firewall) has a format of its own that knows its keys.
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeek, deviceFormats, jsonAuth, cef, leef, ciscoAsa, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeek, windows, deviceFormats, jsonAuth, cef, leef, ciscoAsa, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -55,6 +56,12 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   'web-error': [webError],
   zeek: [zeek],
   bro: [zeek],
+  windows: [windows],
+  winlogbeat: [windows],
+  wineventlog: [windows],
+  sysmon: [windows],
+  nxlog: [windows],
+  evtx: [windows],
   auditd: [linuxAudit],
   audit: [linuxAudit],
   'linux-audit': [linuxAudit],
