@@ -12,7 +12,7 @@ function addOutcome(fields: EventFields, success: unknown): void {
 
 export const kerberosLog: ZeekLog = {
   dataset: 'kerberos',
-  mapped: new Set(['success']),
+  mapped: new Set(),
   map(fields, record) {
     fields['event.category'] = ['network', 'authentication'];
     fields['event.type'] = ['connection', 'protocol', 'access'];
@@ -34,7 +34,7 @@ export const kerberosLog: ZeekLog = {
 export const ntlmLog: ZeekLog = {
   dataset: 'ntlm',
   transport: 'tcp',
-  mapped: new Set(['success']),
+  mapped: new Set(),
   map(fields, record) {
     fields['event.category'] = ['network', 'authentication'];
     fields['event.type'] = ['connection', 'info'];
@@ -50,7 +50,7 @@ export const ntlmLog: ZeekLog = {
 export const sshLog: ZeekLog = {
   dataset: 'ssh',
   transport: 'tcp',
-  mapped: new Set(['auth_success']),
+  mapped: new Set(),
   map(fields, record) {
     fields['event.category'] = ['network'];
     fields['event.type'] = ['connection', 'protocol'];

@@ -54,7 +54,7 @@ function addVolumes(fields: EventFields, record: Record<string, unknown>): void 
 
 export const connLog: ZeekLog = {
   dataset: 'connection',
-  mapped: new Set(['duration', 'orig_ip_bytes', 'resp_ip_bytes', 'orig_pkts', 'resp_pkts', 'service']),
+  mapped: new Set(['orig_ip_bytes', 'resp_ip_bytes', 'orig_pkts', 'resp_pkts']),
   map(fields, record) {
     fields['event.category'] = ['network'];
     const stateCode = text(record.conn_state);

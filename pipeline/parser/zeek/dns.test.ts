@@ -83,6 +83,17 @@ describe('zeek dns.log records', () => {
       'dns.answers.data': ['edge.example.net', '203.0.113.80', '203.0.113.81'],
       'dns.answers.ttl': [300, 30, 30],
       'dns.resolved_ip': ['203.0.113.80', '203.0.113.81'],
+      // Zeek's values the mapping changed (codes, flags, seconds) are kept as Zeek wrote them too, and its own verdicts.
+      'zeek.dns.rtt': 0.0215,
+      'zeek.dns.qclass': 1,
+      'zeek.dns.qclass_name': 'C_INTERNET',
+      'zeek.dns.qtype': 1,
+      'zeek.dns.rcode': 0,
+      'zeek.dns.AA': false,
+      'zeek.dns.TC': false,
+      'zeek.dns.RD': true,
+      'zeek.dns.RA': true,
+      'zeek.dns.TTLs': [300, 30, 30],
       'zeek.dns.rejected': false,
       'zeek.dns.Z': 0,
     });

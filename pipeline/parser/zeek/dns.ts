@@ -55,8 +55,7 @@ function addResponse(fields: EventFields, record: Json): void {
 
 export const dnsLog: ZeekLog = {
   dataset: 'dns',
-  // Zeek's own verdicts (rejected, Z) have no ECS field and stay as zeek.dns.*: detection content (Sigma) asks for them.
-  mapped: new Set(['trans_id', 'query', 'qclass', 'qclass_name', 'qtype', 'qtype_name', 'rcode', 'rcode_name', 'AA', 'TC', 'RD', 'RA', 'rtt', 'answers', 'TTLs']),
+  mapped: new Set(['trans_id', 'query', 'qtype_name', 'rcode_name', 'answers']),
   map(fields, record) {
     fields['event.category'] = ['network'];
     fields['event.type'] = ['connection', 'info', 'protocol'];

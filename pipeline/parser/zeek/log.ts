@@ -10,7 +10,11 @@ export interface ZeekLog {
   readonly kind?: 'alert';
   /** The transport the log's analyzer runs over, for a log whose records do not say (they have no proto). */
   readonly transport?: 'tcp';
-  /** Keys the mapping turns into ECS fields, not kept again under zeek.<dataset>. */
+  /**
+   * Keys the mapping copies into ECS fields as they are (not kept again under zeek.<dataset>); a key whose value the
+   * mapping changes (seconds to nanoseconds, a code to an outcome, "TLSv12" to "1.2") is kept as Zeek wrote it too,
+   * so that a rule naming it reads Zeek's value.
+   */
   readonly mapped: ReadonlySet<string>;
   /** Adds the log's ECS fields; the time, four-tuple and uid are already there. */
   map(fields: EventFields, record: Json): void;

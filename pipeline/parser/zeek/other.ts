@@ -41,7 +41,7 @@ export const filesLog: ZeekLog = {
 export const noticeLog: ZeekLog = {
   dataset: 'notice',
   kind: 'alert',
-  mapped: new Set(['note', 'msg', 'src', 'dst', 'p']),
+  mapped: new Set(['note', 'msg']),
   map(fields, record) {
     fields['event.category'] = ['intrusion_detection'];
     const types = ['info'];
@@ -84,7 +84,7 @@ function addDhcpEndpoints(fields: EventFields, record: Json): void {
 
 export const dhcpLog: ZeekLog = {
   dataset: 'dhcp',
-  mapped: new Set(['uids', 'mac']),
+  mapped: new Set(['uids']),
   map(fields, record) {
     fields['event.category'] = ['network'];
     fields['event.type'] = ['connection', 'protocol', 'info'];

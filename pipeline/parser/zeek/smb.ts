@@ -31,7 +31,7 @@ const FILE_TIMES = [
 export const smbFilesLog: ZeekLog = {
   dataset: 'smb_files',
   transport: 'tcp',
-  mapped: new Set(['size', ...FILE_TIMES.map(([zeek]) => zeek)]),
+  mapped: new Set(['size']),
   map(fields, record) {
     fields['event.category'] = ['network', 'file'];
     fields['event.type'] = ['connection', 'protocol', 'info'];

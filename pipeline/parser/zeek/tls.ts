@@ -61,7 +61,7 @@ function addTlsVersion(fields: EventFields, version: string): void {
 export const sslLog: ZeekLog = {
   dataset: 'ssl',
   transport: 'tcp',
-  mapped: new Set(['version', 'cipher', 'curve', 'server_name', 'resumed', 'established', 'subject', 'issuer', 'client_subject', 'client_issuer', 'ja3', 'ja3s']),
+  mapped: new Set(['cipher', 'curve', 'server_name', 'resumed', 'established', 'subject', 'issuer', 'client_subject', 'client_issuer', 'ja3', 'ja3s']),
   map(fields, record) {
     fields['event.category'] = ['network'];
     fields['event.type'] = ['connection', 'protocol'];
@@ -101,10 +101,7 @@ export const sslLog: ZeekLog = {
 
 export const x509Log: ZeekLog = {
   dataset: 'x509',
-  mapped: new Set([
-    'certificate.version', 'certificate.serial', 'certificate.subject', 'certificate.issuer', 'certificate.not_valid_before',
-    'certificate.not_valid_after', 'certificate.key_alg', 'certificate.sig_alg', 'certificate.key_length', 'certificate.exponent', 'san.dns',
-  ]),
+  mapped: new Set(['certificate.version', 'certificate.serial', 'certificate.key_alg', 'certificate.sig_alg', 'certificate.key_length', 'certificate.exponent', 'san.dns']),
   map(fields, record) {
     fields['event.type'] = ['info'];
     // x509.log names the certificate by its file id (id) or, from Zeek 6, its fingerprint: no connection.

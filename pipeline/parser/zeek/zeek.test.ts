@@ -72,6 +72,8 @@ describe('zeek logs', () => {
       'zeek.connection.local_resp': false,
       'zeek.connection.missed_bytes': 0,
       'zeek.connection.history': 'ShADadFf',
+      'zeek.connection.duration': 2.25,
+      'zeek.connection.service': 'ssl',
     });
   });
 
