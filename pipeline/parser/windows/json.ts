@@ -3,7 +3,7 @@
 // the System fields under NXLog's names, EventData's fields beside them).
 import { parseLogTime } from '../envelope.js';
 import { flattenInto } from '../formats/generic-json.js';
-import type { Json } from '../json-values.js';
+import { isObject, type Json } from '../json-values.js';
 import type { EventFields, FieldValue, ParseContext } from '../types.js';
 import { isoString, parseIsoMillis } from '../../../lib/iso-time.js';
 import { setOwn } from '../../../lib/lookup-table.js';
@@ -38,53 +38,78 @@ function auditOfKeywords(keywords: unknown): 'success' | 'failure' | undefined {
   return undefined;
 }
 
-/** The flat fields under `prefix`, as text, by their name after it. */
-function section(flat: EventFields, prefix: string): Record<string, string> {
+/** An object's fields as text, by name (Windows event data is text; a shipper may have made numbers of some). */
+function texts(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(flat)) {
-    if (!key.startsWith(prefix)) continue;
-    const text = Array.isArray(value) ? value.join(',') : str(value);
-    if (text !== undefined) setOwn(out, key.slice(prefix.length), text);
+  if (!isObject(value)) return out;
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    const text = Array.isArray(item) ? item.join(',') : str(item);
+    if (text !== undefined) setOwn(out, key, text);
   }
   return out;
 }
 
-/** Fields of a Winlogbeat document this module reads itself, not kept as they are. */
-function ownedByReader(key: string): boolean {
-  return key.startsWith('winlog.') || key.startsWith('event.') || key.startsWith('log.') || key === '@timestamp' || key === 'message';
+/** Top-level parts of a Winlogbeat document this module reads itself; the others (host, agent, ecs ...) are kept as they are. */
+const READ_HERE = new Set(['winlog', 'event', 'log', '@timestamp', 'message']);
+
+/** Winlogbeat's document with dotted names ({"winlog.event_id": ...}) in the nested form Winlogbeat writes. */
+function nest(document: Json): Json {
+  const nested: Json = {};
+  for (const [key, value] of Object.entries(document)) {
+    const parts = key.split('.');
+    let at = nested;
+    for (const part of parts.slice(0, -1)) {
+      if (!isObject(at[part])) setOwn(at, part, {});
+      at = at[part] as Json;
+    }
+    setOwn(at, parts[parts.length - 1]!, value);
+  }
+  return nested;
 }
 
+const child = (value: unknown, key: string): Json => (isObject(value) && isObject(value[key]) ? value[key] : {});
+
 /** Winlogbeat's or Elastic Agent's document (nested, or with dotted names). */
-export function readWinlogbeat(document: Json, ctx: ParseContext): WinEvent | null {
-  const flat: EventFields = {};
-  flattenInto(flat, document, '');
-  const eventId = str(flat['winlog.event_id']) ?? str(flat['event.code']);
+export function readWinlogbeat(input: Json, ctx: ParseContext): WinEvent | null {
+  const document = isObject(input.winlog) ? input : nest(input);
+  const winlog = child(document, 'winlog');
+  const event = child(document, 'event');
+  const eventId = str(winlog.event_id) ?? str(event.code);
   if (!eventId) return null;
   const extra: EventFields = {};
-  for (const [key, value] of Object.entries(flat)) if (!ownedByReader(key)) setOwn(extra, key, value);
-  const outcome = str(flat['event.outcome']) ?? str(flat['winlog.outcome']);
+  for (const key of Object.keys(document)) {
+    if (READ_HERE.has(key)) continue;
+    const value = document[key];
+    if (isObject(value)) flattenInto(extra, value, `${key}.`);
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') setOwn(extra, key, value);
+  }
+  const outcome = str(event.outcome) ?? str(winlog.outcome);
+  const process = child(winlog, 'process');
+  const user = child(winlog, 'user');
+  const host = child(document, 'host');
   return {
     eventId,
-    channel: str(flat['winlog.channel']),
-    provider: str(flat['winlog.provider_name']) ?? str(flat['event.provider']),
-    computer: str(flat['winlog.computer_name']) ?? str(flat['host.name']),
-    recordId: str(flat['winlog.record_id']),
-    time: isoTime(flat['winlog.time_created'], ctx) ?? isoTime(flat['@timestamp'], ctx),
-    audit: auditOfKeywords(flat['winlog.keywords']) ?? (outcome === 'success' || outcome === 'failure' ? outcome : undefined),
-    keywords: Array.isArray(flat['winlog.keywords']) ? flat['winlog.keywords'].map(String) : undefined,
-    level: str(flat['winlog.level'])?.toLowerCase() ?? str(flat['log.level'])?.toLowerCase(),
-    task: str(flat['winlog.task']),
-    opcode: str(flat['winlog.opcode'])?.replace(/\0/g, ''),
-    version: int(flat['winlog.version']),
-    processId: int(flat['winlog.process.pid']),
-    threadId: int(flat['winlog.process.thread.id']),
-    userSid: str(flat['winlog.user.identifier']),
-    userName: str(flat['winlog.user.name']),
-    userDomain: str(flat['winlog.user.domain']),
-    data: section(flat, 'winlog.event_data.'),
-    userData: section(flat, 'winlog.user_data.'),
-    message: str(flat.message),
-    action: str(flat['event.action']),
+    channel: str(winlog.channel),
+    provider: str(winlog.provider_name) ?? str(event.provider),
+    computer: str(winlog.computer_name) ?? str(host.name),
+    recordId: str(winlog.record_id),
+    time: isoTime(winlog.time_created, ctx) ?? isoTime(document['@timestamp'], ctx),
+    audit: auditOfKeywords(winlog.keywords) ?? (outcome === 'success' || outcome === 'failure' ? outcome : undefined),
+    keywords: Array.isArray(winlog.keywords) ? winlog.keywords.map(String) : undefined,
+    level: str(winlog.level)?.toLowerCase() ?? str(child(document, 'log').level)?.toLowerCase(),
+    task: str(winlog.task),
+    opcode: str(winlog.opcode)?.replace(/\0/g, ''),
+    version: int(winlog.version),
+    processId: int(process.pid),
+    threadId: int(child(process, 'thread').id),
+    userSid: str(user.identifier),
+    userName: str(user.name),
+    userDomain: str(user.domain),
+    data: texts(winlog.event_data),
+    userData: texts(winlog.user_data),
+    message: str(document.message),
+    action: str(event.action),
     extra,
   };
 }

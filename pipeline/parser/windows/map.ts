@@ -50,6 +50,22 @@ function timestampOf(e: WinEvent, family: Family): string | undefined {
   return e.time;
 }
 
+/**
+ * "winlog.event_data.<name>" by name, made once: a name built per event is a new string V8 must hash before each
+ * store, and events repeat the same few hundred names. Bounded: the names come from the input.
+ */
+const DATA_FIELDS = new Map<string, string>();
+const USER_DATA_FIELDS = new Map<string, string>();
+
+function fieldName(cache: Map<string, string>, prefix: string, name: string): string {
+  let field = cache.get(name);
+  if (field === undefined) {
+    field = prefix + name;
+    if (cache.size < 5000) cache.set(name, field);
+  }
+  return field;
+}
+
 function addWinlog(fields: EventFields, e: WinEvent): void {
   fields['winlog.event_id'] = e.eventId;
   if (e.channel) fields['winlog.channel'] = e.channel;
@@ -66,18 +82,16 @@ function addWinlog(fields: EventFields, e: WinEvent): void {
   if (e.userSid) fields['winlog.user.identifier'] = e.userSid;
   if (e.userName) fields['winlog.user.name'] = e.userName;
   if (e.userDomain) fields['winlog.user.domain'] = e.userDomain;
-  for (const [name, value] of Object.entries(e.data)) if (value !== '') setOwn(fields, `winlog.event_data.${name}`, value);
-  for (const [name, value] of Object.entries(e.userData)) if (value !== '') setOwn(fields, `winlog.user_data.${name}`, value);
+  for (const [name, value] of Object.entries(e.data)) if (value !== '') setOwn(fields, fieldName(DATA_FIELDS, 'winlog.event_data.', name), value);
+  for (const [name, value] of Object.entries(e.userData)) if (value !== '') setOwn(fields, fieldName(USER_DATA_FIELDS, 'winlog.user_data.', name), value);
 }
 
 export function toEcs(e: WinEvent): EventFields {
   const family = familyOf(e);
-  // The shipper's own fields first (Winlogbeat's host.*, agent.*): what is read from the event overrides them.
-  const fields: EventFields = { ...e.extra };
+  const fields: EventFields = { 'event.kind': 'event' };
   // A document without a time of its own keeps the artifact's (the time cairn received it).
   const timestamp = timestampOf(e, family);
   if (timestamp) fields['@timestamp'] = timestamp;
-  fields['event.kind'] = 'event';
   const dataset = DATASETS[e.channel?.toLowerCase() ?? ''] ?? 'windows.forwarded';
   fields['event.module'] = dataset.slice(0, dataset.indexOf('.'));
   fields['event.dataset'] = dataset;
@@ -101,5 +115,7 @@ export function toEcs(e: WinEvent): EventFields {
   if (fields['event.action'] === undefined && (e.action ?? e.task)) fields['event.action'] = (e.action ?? e.task)!;
   // The account the event was logged under, when the event's own data named none.
   if (fields['user.name'] === undefined && fields['user.id'] === undefined) putAccount(fields, 'user.', e.userName, e.userDomain, e.userSid);
+  // The shipper's own fields (Winlogbeat's host.*, agent.*) where the event did not say otherwise.
+  if (e.extra) for (const [key, value] of Object.entries(e.extra)) if (fields[key] === undefined) setOwn(fields, key, value);
   return fields;
 }

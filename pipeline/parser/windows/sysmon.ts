@@ -11,6 +11,9 @@ import { present, type WinEvent } from './record.js';
 /** Events whose Hashes are the process image's; the others' are the file's (driver, DLL, stream, deleted file). */
 const PROCESS_HASHES = new Set(['1', '23', '24', '25']);
 
+const PROCESS_PE = { original_file_name: 'process.pe.original_file_name', company: 'process.pe.company', description: 'process.pe.description', file_version: 'process.pe.file_version', product: 'process.pe.product' };
+const FILE_PE = { original_file_name: 'file.pe.original_file_name', company: 'file.pe.company', description: 'file.pe.description', file_version: 'file.pe.file_version', product: 'file.pe.product' };
+
 function addProcesses(fields: EventFields, e: WinEvent): void {
   const d = e.data;
   put(fields, 'process.entity_id', d.ProcessGuid ?? d.SourceProcessGuid ?? d.SourceProcessGUID);
@@ -27,12 +30,12 @@ function addProcesses(fields: EventFields, e: WinEvent): void {
   putExecutable(fields, 'process.parent.', d.ParentImage);
   put(fields, 'process.parent.command_line', d.ParentCommandLine);
   // Image loads describe the DLL in OriginalFileName, Company ...; the other events describe the process.
-  const pe = e.eventId === '7' ? 'file.pe.' : 'process.pe.';
-  put(fields, `${pe}original_file_name`, d.OriginalFileName);
-  put(fields, `${pe}company`, d.Company);
-  put(fields, `${pe}description`, d.Description);
-  put(fields, `${pe}file_version`, d.FileVersion);
-  put(fields, `${pe}product`, d.Product);
+  const pe = e.eventId === '7' ? FILE_PE : PROCESS_PE;
+  put(fields, pe.original_file_name, d.OriginalFileName);
+  put(fields, pe.company, d.Company);
+  put(fields, pe.description, d.Description);
+  put(fields, pe.file_version, d.FileVersion);
+  put(fields, pe.product, d.Product);
   putHashes(fields, PROCESS_HASHES.has(e.eventId) ? 'process.' : 'file.', d.Hashes ?? d.Hash);
 }
 

@@ -20,11 +20,25 @@ interface Element {
   end: number;
 }
 
+/** "<name" and "</name>" of element names, made once: a string built per call is a new string each time. */
+const TAGS = new Map<string, { open: string; close: string }>();
+
+function tags(name: string): { open: string; close: string } {
+  let found = TAGS.get(name);
+  if (!found) {
+    found = { open: `<${name}`, close: `</${name}>` };
+    // UserData's element names come from the event: the cache stays bounded.
+    if (TAGS.size < 1000) TAGS.set(name, found);
+  }
+  return found;
+}
+
 /** The first <name ...> element at or after `from`, before `limit`. */
 function element(xml: string, name: string, from = 0, limit = xml.length): Element | null {
+  const tag = tags(name);
   let at = from;
   for (;;) {
-    at = xml.indexOf(`<${name}`, at);
+    at = xml.indexOf(tag.open, at);
     if (at < 0 || at >= limit) return null;
     const next = xml.charCodeAt(at + name.length + 1);
     // <Data must not match <DataItem: the name ends at a space, '/' or '>'.
@@ -36,7 +50,7 @@ function element(xml: string, name: string, from = 0, limit = xml.length): Eleme
   const selfClosing = xml.charCodeAt(tagEnd - 1) === 0x2f;
   const attributes = xml.slice(at + name.length + 1, selfClosing ? tagEnd - 1 : tagEnd);
   if (selfClosing) return { attributes, content: '', end: tagEnd + 1 };
-  const close = xml.indexOf(`</${name}>`, tagEnd);
+  const close = xml.indexOf(tag.close, tagEnd);
   if (close < 0) return null;
   return { attributes, content: xml.slice(tagEnd + 1, close), end: close + name.length + 3 };
 }

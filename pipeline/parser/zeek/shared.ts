@@ -73,12 +73,28 @@ function scalar(value: unknown): FieldValue | undefined {
  * naming a Zeek field reads (zeek.dce_rpc.operation, zeek.smb_files.path).
  */
 export function keepZeekFields(fields: EventFields, record: Json, dataset: string, mapped: ReadonlySet<string>): void {
-  const prefix = `zeek.${dataset}.`;
   for (const key of Object.keys(record)) {
     if (CONNECTION_KEYS.has(key) || mapped.has(key)) continue;
     const value = scalar(record[key]);
-    if (value !== undefined) setOwn(fields, prefix + key, value);
+    if (value !== undefined) setOwn(fields, keptName(dataset, key), value);
   }
+}
+
+/**
+ * "zeek.<dataset>.<field>", made once per name: a name built per event is a new string V8 must hash before each
+ * store, and a log's lines repeat the same names. Bounded: the names come from the input.
+ */
+const KEPT_NAMES = new Map<string, Map<string, string>>();
+
+function keptName(dataset: string, key: string): string {
+  let names = KEPT_NAMES.get(dataset);
+  if (!names) KEPT_NAMES.set(dataset, (names = new Map()));
+  let name = names.get(key);
+  if (name === undefined) {
+    name = `zeek.${dataset}.${key}`;
+    if (names.size < 1000) names.set(key, name);
+  }
+  return name;
 }
 
 /** The start of every Zeek event: time, module, dataset, kind. */
