@@ -639,6 +639,8 @@ describe('windows forms and conventions', () => {
     expect(windows.parse('{"process":"winlogon.exe","pid":552}', CTX)).toBeNull();
     expect(windows.parse('{"EventID":4624,"note":"no channel"}', CTX)).toBeNull();
     expect(windows.detect('Mar  5 10:20:00 host sshd[1]: Accepted password for bob')).toBe(false);
+    // The XML's start inside another log's line (a URL) is no event.
+    expect(windows.detect(`192.0.2.1 - - [05/Mar/2024:10:20:00 +0000] "GET /?x=<Event xmlns='a'> HTTP/1.1" 200 12`)).toBe(false);
     expect(() => windows.parse(LINES.logonWinlogbeat.slice(0, -20), CTX)).toThrow(/broken Windows event JSON/);
     expect(() => windows.parse(LINES.logonXml.slice(0, 300), CTX)).toThrow(/EventLog XML/);
     expect(() => windows.parse(LINES.logonXml.replace('<EventID>4624</EventID>', ''), CTX)).toThrow(/without an EventID/);

@@ -139,8 +139,10 @@ function number(value: string | undefined): number | undefined {
   return value !== undefined && value !== '' && Number.isSafeInteger(n) ? n : undefined;
 }
 
+/** A line that is an event's XML: it starts with it, or ends with it after a header (a syslog forwarder's). */
 export function looksLikeEventXml(raw: string): boolean {
-  return raw.includes('<Event xmlns=');
+  if (!raw.includes('<Event xmlns=')) return false;
+  return raw.trimStart().startsWith('<Event') || raw.trimEnd().endsWith('</Event>');
 }
 
 /** The event of a line that holds <Event ...>...</Event> (after a syslog header, say); null when it holds none. */
