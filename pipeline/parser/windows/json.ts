@@ -50,8 +50,8 @@ function texts(value: unknown): Record<string, string> {
   return out;
 }
 
-/** Top-level parts of a Winlogbeat document this module reads itself; the others (host, agent, ecs ...) are kept as they are. */
-const READ_HERE = new Set(['winlog', 'event', 'log', '@timestamp', 'message']);
+/** Top-level parts of a Winlogbeat document this module reads itself; the others (host, agent, log, ecs ...) are kept as they are. */
+const READ_HERE = new Set(['winlog', 'event', '@timestamp', 'message']);
 
 /** Winlogbeat's document with dotted names ({"winlog.event_id": ...}) in the nested form Winlogbeat writes. */
 function nest(document: Json): Json {
