@@ -272,3 +272,119 @@ level: high
     expect(linked.some((i) => i.observations.some((o) => o.id === fired.id))).toBe(true);
   });
 });
+
+describe('a Sigma Sysmon process_creation rule and a Zeek http rule, embedded', () => {
+  let api3: TestApi;
+  beforeAll(async () => {
+    api3 = await startTestApi({ stages: FUSED_STAGES });
+  }, 60_000);
+  afterAll(async () => {
+    await api3?.close();
+  });
+
+  // Written for this test: Office starting an encoded PowerShell command.
+  const sysmonRule = `title: Encoded PowerShell started by an Office application
+id: 6f0c3c1e-2b8e-4f5a-9d61-0c2a1b3c4d5e
+status: experimental
+author: cairn tests
+tags:
+  - attack.execution
+  - attack.t1059.001
+logsource:
+  product: windows
+  category: process_creation
+detection:
+  selection_parent:
+    ParentImage|endswith:
+      - '\\WINWORD.EXE'
+      - '\\EXCEL.EXE'
+  selection_child:
+    Image|endswith: '\\powershell.exe'
+    CommandLine|contains:
+      - ' -enc '
+      - ' -EncodedCommand '
+  condition: all of selection_*
+level: high
+`;
+  const NS = "xmlns='http://schemas.microsoft.com/win/2004/08/events/event'";
+  const POWERSHELL = 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe';
+  const WORD = 'C:\\Program Files\\Microsoft Office\\root\\Office16\\WINWORD.EXE';
+  const data = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `<Data Name='${k}'>${v}</Data>`).join('');
+  const sysmonXml = (id: number, second: number, fields: Record<string, string>) =>
+    `<Event ${NS}><System><Provider Name='Microsoft-Windows-Sysmon' Guid='{5770385f-c22a-43e0-bf4c-06f5698ffbd9}'/><EventID>${id}</EventID><TimeCreated SystemTime='2026-11-23T11:10:${second}.000Z'/><Channel>Microsoft-Windows-Sysmon/Operational</Channel><Computer>ws042.corp.example</Computer><Security UserID='S-1-5-18'/></System><EventData>${data({ UtcTime: `2026-11-23 11:10:${second}.000`, ProcessGuid: `{9f32b55f-2f1c-65e6-a402-0000000000${second}}`, ProcessId: `61${second}`, User: 'CORP\\alice', ...fields })}</EventData></Event>`;
+  const processCreated = (second: number, parent: string, commandLine: string) => sysmonXml(1, second, { Image: POWERSHELL, CommandLine: commandLine, ParentImage: parent, ParentCommandLine: `"${parent}"` });
+
+  const windowsHits = [
+    { source: 'sysmon', raw: processCreated(10, WORD, 'powershell.exe -nop -w hidden -enc SQBFAFgAIAAoAE4A') },
+    {
+      source: 'winlogbeat',
+      raw: JSON.stringify({
+        '@timestamp': '2026-11-23T11:10:11.000Z',
+        winlog: {
+          channel: 'Microsoft-Windows-Sysmon/Operational',
+          event_id: '1',
+          provider_name: 'Microsoft-Windows-Sysmon',
+          computer_name: 'ws043.corp.example',
+          event_data: { UtcTime: '2026-11-23 11:10:11.000', ProcessId: '7001', Image: POWERSHELL, CommandLine: 'powershell -EncodedCommand SQBFAFgA', ParentImage: 'C:\\Program Files\\Microsoft Office\\root\\Office16\\EXCEL.EXE', User: 'CORP\\bob' },
+        },
+      }),
+    },
+    {
+      // The same process creation as Security writes it (4688): Sigma's process_creation covers both.
+      source: 'windows',
+      raw: `<Event ${NS}><System><Provider Name='Microsoft-Windows-Security-Auditing' Guid='{54849625-5478-4994-a5ba-3e3b0328c30d}'/><EventID>4688</EventID><Keywords>0x8020000000000000</Keywords><TimeCreated SystemTime='2026-11-23T11:10:12.000Z'/><Channel>Security</Channel><Computer>ws044.corp.example</Computer><Security/></System><EventData>${data({ SubjectUserSid: 'S-1-5-21-1-2-3-1013', SubjectUserName: 'carol', SubjectDomainName: 'CORP', NewProcessId: '0x1a2c', NewProcessName: POWERSHELL, ProcessId: '0x22f0', CommandLine: 'powershell.exe -enc SQBFAFgA', ParentProcessName: WORD })}</EventData></Event>`,
+    },
+  ];
+  const windowsMisses = [
+    { source: 'sysmon', raw: processCreated(13, 'C:\\Windows\\explorer.exe', 'powershell.exe -nop -enc SQBFAFgA') },
+    { source: 'sysmon', raw: processCreated(14, WORD, 'powershell.exe -File C:\\Users\\alice\\report.ps1') },
+    // Its command line matches, but an engine start (Windows PowerShell 400) is no process creation.
+    {
+      source: 'windows',
+      raw: `<Event ${NS}><System><Provider Name='PowerShell'/><EventID>400</EventID><TimeCreated SystemTime='2026-11-23T11:10:15.000Z'/><Channel>Windows PowerShell</Channel><Computer>ws042.corp.example</Computer><Security/></System><EventData><Data>Available</Data><Data>None</Data><Data>\tHostName=ConsoleHost&#xA;\tHostApplication=powershell.exe -nop -w hidden -enc SQBFAFgA&#xA;</Data></EventData></Event>`,
+    },
+    { source: 'sysmon', raw: sysmonXml(3, 16, { Image: POWERSHELL, Protocol: 'tcp', Initiated: 'true', SourceIp: '192.0.2.42', SourcePort: '51544', DestinationIp: '198.51.100.7', DestinationPort: '443' }) },
+  ];
+  const zeekHttp = (second: number, method: string, userAgent: string, server: string) =>
+    JSON.stringify({ ts: Date.UTC(2026, 10, 23, 11, 11, second) / 1000, uid: `CwD${second}aV1`, 'id.orig_h': '10.1.1.20', 'id.orig_p': 52000 + second, 'id.resp_h': server, 'id.resp_p': 80, trans_depth: 1, method, host: server, uri: '/share/loot.zip', version: '1.1', user_agent: userAgent, request_body_len: 73802, status_code: 201 });
+  const WEBDAV = 'Microsoft-WebDAV-MiniRedir/10.0.19045';
+  const zeekHits = [zeekHttp(1, 'PUT', WEBDAV, '203.0.113.10')];
+  const zeekMisses = [zeekHttp(2, 'PUT', WEBDAV, '10.1.1.30'), zeekHttp(3, 'GET', WEBDAV, '203.0.113.10'), zeekHttp(4, 'PUT', 'curl/8.4.0', '203.0.113.10')];
+
+  it('fire on the events written to match them (Sysmon, Winlogbeat, Security 4688; Zeek JSON) and on no near miss', async () => {
+    const t = api3.token();
+    const zeekRule = fs.readFileSync(path.join(SIGMA_DIR, 'rules/network/zeek/zeek_http_webdav_put_request.yml'), 'utf8');
+    const res = await api3.request('POST', '/api/v1/lead-rules/import', { token: t, body: { rules: `${sysmonRule}---\n${zeekRule}` } });
+    expect(res.status, res.text).toBe(200);
+    const [sysmonOutcome, zeekOutcome] = (res.body.data as { results: ImportOutcome[] }).results;
+    expect(sysmonOutcome).toMatchObject({ status: 'imported' });
+    expect(zeekOutcome).toMatchObject({ status: 'imported' });
+
+    const ingestAll = async (items: { source: string; raw: string }[]) => {
+      const posted = await api3.request('POST', '/api/v1/artifacts', { token: t, body: { artifacts: items } });
+      expect(posted.status, posted.text).toBe(202);
+      return (posted.body.data as { ids: string[] }).ids;
+    };
+    const ids = {
+      windowsHits: await ingestAll(windowsHits),
+      windowsMisses: await ingestAll(windowsMisses),
+      zeekHits: await ingestAll(zeekHits.map((raw) => ({ source: 'zeek', raw }))),
+      zeekMisses: await ingestAll(zeekMisses.map((raw) => ({ source: 'zeek', raw }))),
+    };
+    await drained(api3);
+    const firedBy = await eventually(async () => {
+      const { observations: all } = await get<{ observations: ObservationOut[] }>(api3, t, '/api/v1/observations?limit=100');
+      const byRule = (ruleId: string) => new Set(all.filter((o) => o.rule_id === ruleId).flatMap((o) => o.artifact_ids));
+      const sysmonFired = byRule(sysmonOutcome!.rule_id!);
+      const zeekFired = byRule(zeekOutcome!.rule_id!);
+      for (const id of ids.windowsHits) expect(sysmonFired.has(id), `process_creation rule on ${id}`).toBe(true);
+      for (const id of ids.zeekHits) expect(zeekFired.has(id), `zeek http rule on ${id}`).toBe(true);
+      return { sysmonFired, zeekFired, all };
+    }, 60_000);
+    for (const [i, id] of ids.windowsMisses.entries()) expect(firedBy.sysmonFired.has(id), `process_creation rule on miss ${i}`).toBe(false);
+    for (const [i, id] of ids.zeekMisses.entries()) expect(firedBy.zeekFired.has(id), `zeek http rule on miss ${i}`).toBe(false);
+    expect([...ids.windowsMisses, ...ids.zeekMisses].some((id) => firedBy.zeekFired.has(id) || firedBy.sysmonFired.has(id))).toBe(false);
+    const tagged = firedBy.all.filter((o) => o.rule_id === sysmonOutcome!.rule_id);
+    for (const o of tagged) expect(o).toMatchObject({ severity: 'high', tags: ['attack.execution', 'attack.t1059.001'] });
+  });
+});

@@ -17,14 +17,15 @@ import { webAccess } from './formats/web-access.js';
 import { webError } from './formats/web-error.js';
 import { suricataEve } from './formats/suricata-eve.js';
 import { syslogAuth } from './formats/syslog-auth.js';
-import { zeekDns } from './formats/zeek-dns.js';
+import { windows } from './windows/index.js';
+import { zeek } from './zeek/index.js';
 import { ParseFailure } from './failure.js';
 import type { EventFields, FormatParser, ParseContext } from './types.js';
 import { lookupTable } from '../../lib/lookup-table.js';
 
 // Device formats come before the generic JSON-auth and CEF/LEEF readers: a vendor's JSON or CEF form
 // (Zscaler NSS, F5 telemetry, Citrix App Firewall) has a format of its own that knows its keys.
-export const PARSERS: readonly FormatParser[] = [suricataEve, zeekDns, deviceFormats, jsonAuth, cef, leef, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
+export const PARSERS: readonly FormatParser[] = [suricataEve, zeek, windows, deviceFormats, jsonAuth, cef, leef, linuxAudit, iptables, webError, webAccess, syslogAuth, genericJson, plainText, keyValue, genericText];
 
 /** Formats to try first for a source name (lower-cased). */
 const BY_SOURCE = lookupTable<readonly FormatParser[]>({
@@ -39,7 +40,7 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   firewall: [iptables, deviceFormats, cef, leef],
   iptables: [iptables],
   netfilter: [iptables],
-  dns: [zeekDns, suricataEve],
+  dns: [zeek, suricataEve],
   cef: [deviceFormats, cef],
   leef: [deviceFormats, leef],
   arcsight: [deviceFormats, cef],
@@ -50,7 +51,14 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   web: [webAccess, webError],
   'web-access': [webAccess],
   'web-error': [webError],
-  zeek: [zeekDns],
+  zeek: [zeek],
+  bro: [zeek],
+  windows: [windows],
+  winlogbeat: [windows],
+  wineventlog: [windows],
+  sysmon: [windows],
+  nxlog: [windows],
+  evtx: [windows],
   auditd: [linuxAudit],
   audit: [linuxAudit],
   'linux-audit': [linuxAudit],

@@ -93,8 +93,28 @@ describe('Sigma detection to a cairn pattern', () => {
     expect(skipReason(rule("  sel:\n    NoSuchField: x\n  condition: sel"))).toMatch(/field NoSuchField has no cairn field/);
     expect(skipReason(rule("  sel:\n    cs-uri|re: '(?<=a)b'\n  condition: sel"))).toMatch(/regular expression/);
     expect(skipReason(rule("  sel:\n    cs-method: x\n  condition: sel | count() > 5"))).toMatch(/aggregation/);
-    expect(skipReason(rule("  sel:\n    x: 1\n  condition: sel", 'product: windows\n  service: security'))).toMatch(/not mapped/);
+    expect(skipReason(rule("  sel:\n    x: 1\n  condition: sel", 'product: windows\n  service: taskscheduler'))).toMatch(/not mapped/);
+    expect(skipReason(rule("  sel:\n    x: 1\n  condition: sel", 'product: windows\n  service: security'))).toMatch(/field x has no cairn field/);
     expect(skipReason('title: [broken')).toMatch(/not valid YAML/);
+  });
+
+  it('maps Windows log sources: Sysmon names to ECS where the value is the same, other names to the event data', () => {
+    const draft = convertOne(rule("  sel:\n    ParentImage|endswith: '\\WINWORD.EXE'\n    CommandLine|contains: ' -enc '\n    IntegrityLevel: Medium\n  condition: sel", 'product: windows\n  category: process_creation'));
+    const sysmon = { 'winlog.channel': 'Microsoft-Windows-Sysmon/Operational', 'event.code': '1', 'process.parent.executable': 'C:\\Office\\WINWORD.EXE', 'process.command_line': 'powershell -enc AAA', 'winlog.event_data.IntegrityLevel': 'Medium' };
+    expect(fires(draft, sysmon)).toBe(true);
+    expect(fires(draft, { ...sysmon, 'event.code': '3' })).toBe(false);
+    expect(fires(draft, { ...sysmon, 'winlog.channel': 'Security', 'event.code': '4688' })).toBe(true);
+    const logon = convertOne(rule("  sel:\n    EventID: 4625\n    LogonType: 10\n  condition: sel", 'product: windows\n  service: security'));
+    expect(fires(logon, { 'winlog.channel': 'Security', 'event.code': '4625', 'winlog.event_data.LogonType': '10' })).toBe(true);
+    expect(fires(logon, { 'winlog.channel': 'System', 'event.code': '4625', 'winlog.event_data.LogonType': '10' })).toBe(false);
+  });
+
+  it('maps Zeek logs: the four-tuple and unchanged copies to ECS, the rest to zeek.<log>.<field>', () => {
+    const draft = convertOne(rule("  sel:\n    operation|startswith: efs\n    id.resp_p: 445\n  condition: sel", 'product: zeek\n  service: dce_rpc'));
+    expect(fires(draft, { 'event.dataset': 'zeek.dce_rpc', 'zeek.dce_rpc.operation': 'EfsRpcOpenFileRaw', 'destination.port': 445 })).toBe(true);
+    expect(fires(draft, { 'event.dataset': 'zeek.smb_files', 'zeek.dce_rpc.operation': 'EfsRpcOpenFileRaw', 'destination.port': 445 })).toBe(false);
+    const http = convertOne(rule("  sel:\n    uri|endswith: .exe\n    resp_mime_types|contains: dosexec\n  condition: sel", 'product: zeek\n  service: http'));
+    expect(fires(http, { 'event.dataset': 'zeek.http', 'url.original': '/a.exe', 'zeek.http.resp_mime_types': ['application/x-dosexec'] })).toBe(true);
   });
 
   it('turns correlations into threshold, distinct-count and sequence rules', () => {

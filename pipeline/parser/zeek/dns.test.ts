@@ -1,10 +1,10 @@
-// Zeek dns.log (JSON) parser, field by field, on hand-written fixture lines
+// Zeek dns.log (JSON) through the Zeek parser, field by field, on hand-written fixture lines
 // (answered, unanswered, failed, IPv6, ISO ts, then malformed ones).
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
 import type { EventFields, ParseContext } from '../types.js';
-import { zeekDns } from './zeek-dns.js';
+import { zeek as zeekDns } from './index.js';
 
 const FIXTURE = new URL('../../../test/fixtures/parser/zeek-dns.log', import.meta.url);
 const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter((l) => l !== '');
@@ -36,25 +36,25 @@ function parse(name: keyof typeof LINE): EventFields {
   return fields;
 }
 
-describe('zeek-dns fixture', () => {
+describe('zeek dns.log fixture', () => {
   it('holds the lines the tests name', () => {
     expect(lines).toHaveLength(Object.keys(LINE).length);
   });
 });
 
-describe('zeek-dns detect', () => {
-  it('recognises JSON with id.orig_h and query keys', () => {
+describe('zeek dns.log detect', () => {
+  it('recognises JSON with a ts and a Zeek id', () => {
     expect(zeekDns.detect(line('answeredThroughCname'))).toBe(true);
+    expect(zeekDns.detect(line('connLog'))).toBe(true);
   });
 
-  it('passes over other Zeek logs, other JSON and text', () => {
-    expect(zeekDns.detect(line('connLog'))).toBe(false);
+  it('passes over other JSON and text', () => {
     expect(zeekDns.detect(line('otherJsonWithQuery'))).toBe(false);
-    expect(zeekDns.detect('1700000000.1\tCabc\t192.0.2.1\t53')).toBe(false);
+    expect(zeekDns.detect('Nov 23 11:00:01 host sshd[1]: Accepted password for bob')).toBe(false);
   });
 });
 
-describe('zeek-dns records', () => {
+describe('zeek dns.log records', () => {
   it('maps an answered query: endpoints, question, response, answers and resolved addresses', () => {
     expect(parse('answeredThroughCname')).toEqual({
       '@timestamp': '2023-11-14T22:13:20.123Z',
@@ -72,6 +72,7 @@ describe('zeek-dns records', () => {
       'network.transport': 'udp',
       'network.protocol': 'dns',
       'zeek.session_id': 'CzX4Lq3vFh2kYpT9a1',
+      'event.id': 'CzX4Lq3vFh2kYpT9a1',
       'dns.id': '31337',
       'dns.type': 'answer',
       'dns.question.name': 'www.example.com',
@@ -82,6 +83,17 @@ describe('zeek-dns records', () => {
       'dns.answers.data': ['edge.example.net', '203.0.113.80', '203.0.113.81'],
       'dns.answers.ttl': [300, 30, 30],
       'dns.resolved_ip': ['203.0.113.80', '203.0.113.81'],
+      // Zeek's values the mapping changed (codes, flags, seconds) are kept as Zeek wrote them too, and its own verdicts.
+      'zeek.dns.rtt': 0.0215,
+      'zeek.dns.qclass': 1,
+      'zeek.dns.qclass_name': 'C_INTERNET',
+      'zeek.dns.qtype': 1,
+      'zeek.dns.rcode': 0,
+      'zeek.dns.AA': false,
+      'zeek.dns.TC': false,
+      'zeek.dns.RD': true,
+      'zeek.dns.RA': true,
+      'zeek.dns.TTLs': [300, 30, 30],
       'zeek.dns.rejected': false,
       'zeek.dns.Z': 0,
     });
@@ -132,23 +144,23 @@ describe('zeek-dns records', () => {
   });
 });
 
-describe('zeek-dns malformed lines', () => {
+describe('zeek dns.log malformed lines', () => {
   it('throws for a truncated dns.log line', () => {
-    expect(() => zeekDns.parse(line('truncated'), CTX)).toThrow(/broken Zeek dns.log JSON/);
+    expect(() => zeekDns.parse(line('truncated'), CTX)).toThrow(/broken Zeek JSON/);
   });
 
   it('throws for a ts that is no time', () => {
-    expect(() => zeekDns.parse(line('badTs'), CTX)).toThrow('Zeek dns.log record with a bad ts: "yesterday"');
+    expect(() => zeekDns.parse(line('badTs'), CTX)).toThrow('Zeek dns record with a bad ts: "yesterday"');
   });
 
-  it('returns null for conn.log, other JSON and text', () => {
-    expect(zeekDns.parse(line('connLog'), CTX)).toBeNull();
+  it('reads conn.log as conn.log, and returns null for other JSON and text', () => {
+    expect(zeekDns.parse(line('connLog'), CTX)).toMatchObject({ 'event.dataset': 'zeek.connection' });
     expect(zeekDns.parse(line('otherJsonWithQuery'), CTX)).toBeNull();
     expect(zeekDns.parse('#fields\tts\tuid\tid.orig_h', CTX)).toBeNull();
   });
 });
 
-describe('zeek-dns conventions', () => {
+describe('zeek dns.log conventions', () => {
   it('writes every valid fixture line in the parser conventions', () => {
     for (const text of lines.slice(0, VALID_LINES)) {
       const fields = zeekDns.parse(text, CTX);
@@ -162,9 +174,9 @@ describe('zeek-dns conventions', () => {
   });
 
   it('is chosen for the dns and zeek sources and by content, leaving Suricata DNS to the EVE parser', () => {
-    expect(parseRaw(line('nxdomain'), { ...CTX, source: 'dns' }).parser).toBe('zeek-dns');
-    expect(parseRaw(line('nxdomain'), CTX).parser).toBe('zeek-dns');
-    expect(parseRaw(line('nxdomain'), { ...CTX, source: 'resolver-7' }).parser).toBe('zeek-dns');
+    expect(parseRaw(line('nxdomain'), { ...CTX, source: 'dns' }).parser).toBe('zeek');
+    expect(parseRaw(line('nxdomain'), CTX).parser).toBe('zeek');
+    expect(parseRaw(line('nxdomain'), { ...CTX, source: 'resolver-7' }).parser).toBe('zeek');
     const suricataDns = '{"timestamp":"2019-10-01T12:00:00.123456+0200","flow_id":7,"event_type":"dns","src_ip":"192.0.2.23","src_port":40000,"dest_ip":"198.51.100.53","dest_port":53,"proto":"UDP","dns":{"type":"query","id":1,"rrname":"www.example.com","rrtype":"A"}}';
     expect(parseRaw(suricataDns, { ...CTX, source: 'dns' }).parser).toBe('suricata-eve');
   });
