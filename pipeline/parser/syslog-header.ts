@@ -79,6 +79,30 @@ function endsWithLineBreak(line: string): boolean {
   return last === 13 || last === 10;
 }
 
+/**
+ * The last BSD time read and what it gave: lines come in bursts of the same
+ * second, and the date arithmetic cost more than the rest of the header. The
+ * answer depends on the zone and, for a time without a year, on when the
+ * line was received (to the minute: only a line a day ahead of its receipt
+ * could tell two receipts of one minute apart).
+ */
+let lastBsd: { text: string; zone: string | undefined; minute: number; timestamp: string | undefined } | null = null;
+
+function bsdTime(bsd: RegExpExecArray, month: number, ctx: ParseContext): string | undefined {
+  const explicitYear = bsd[3] ?? bsd[8];
+  const minute = explicitYear ? 0 : Math.floor(ctx.receivedAt / 60_000);
+  if (lastBsd && lastBsd.text === bsd[0] && lastBsd.zone === ctx.timezone && lastBsd.minute === minute) return lastBsd.timestamp;
+  const offset = offsetMinutes(ctx.timezone) ?? 0;
+  const [day, h, m, s] = [Number(bsd[2]), Number(bsd[4]), Number(bsd[5]), Number(bsd[6])];
+  let year = explicitYear ? Number(explicitYear) : new Date(ctx.receivedAt).getUTCFullYear();
+  let ms = utcMillis(year, month, day, h, m, s, fractionMs(bsd[7]), offset);
+  // NaN too: a year-less Feb 29 belongs to the last leap year.
+  if (!explicitYear && (Number.isNaN(ms) || ms - ctx.receivedAt > DAY_MS)) ms = utcMillis(--year, month, day, h, m, s, fractionMs(bsd[7]), offset);
+  const timestamp = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  lastBsd = { text: bsd[0], zone: ctx.timezone, minute, timestamp };
+  return timestamp;
+}
+
 export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader | null {
   let rest = endsWithLineBreak(line) ? line.trimEnd() : line;
   let priority: number | undefined;
@@ -107,14 +131,7 @@ export function parseSyslogHeader(line: string, ctx: ParseContext): SyslogHeader
   if (bsd) {
     const month = MONTHS[bsd[1]!];
     if (month === undefined) return null;
-    const offset = offsetMinutes(ctx.timezone) ?? 0;
-    const [day, h, m, s] = [Number(bsd[2]), Number(bsd[4]), Number(bsd[5]), Number(bsd[6])];
-    const explicitYear = bsd[3] ?? bsd[8];
-    let year = explicitYear ? Number(explicitYear) : new Date(ctx.receivedAt).getUTCFullYear();
-    let ms = utcMillis(year, month, day, h, m, s, fractionMs(bsd[7]), offset);
-    // NaN too: a year-less Feb 29 belongs to the last leap year.
-    if (!explicitYear && (Number.isNaN(ms) || ms - ctx.receivedAt > DAY_MS)) ms = utcMillis(--year, month, day, h, m, s, fractionMs(bsd[7]), offset);
-    timestamp = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+    timestamp = bsdTime(bsd, month, ctx);
     rest = rest.slice(bsd[0].length + 1);
     if (bsd[9]) return { timestamp, priority, message: rest };
   } else if (iso) {

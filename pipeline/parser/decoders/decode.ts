@@ -8,7 +8,7 @@ import { canonicalIp, canonicalMac } from '../ip.js';
 import type { EventFields } from '../types.js';
 import { MASK, maskClientText } from '../generic/generic-reading.js';
 import { fillTemplate, loadServices, type Decoder, type Service } from './catalogue.js';
-import { LiteralIndex } from './literal-index.js';
+import { LiteralIndex } from '../literal-index.js';
 
 /** Fields whose values are numbers when a template fills them with digits. */
 const NUMERIC_FIELDS = new Set(['source.port', 'destination.port', 'process.pid', 'http.response.status_code', 'http.response.body.bytes', 'event.count', 'event.severity', 'process.exit_code', 'http.response.bytes', 'source.bytes', 'destination.bytes']);

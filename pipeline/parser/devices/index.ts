@@ -3,18 +3,22 @@
 // format without markers, whose vendor the artifact's source names) and whose
 // start pattern finds its payload. One pattern of all markers answers detect().
 import type { EventFields, FormatParser, ParseContext } from '../types.js';
+import { LiteralIndex } from '../literal-index.js';
 import { readWithFormat } from './read.js';
 import { loadVendors, type CompiledFormat, type Vendor } from './spec.js';
 
 export class DeviceCatalogue {
   private readonly formats: CompiledFormat[];
   private readonly anyMarker: RegExp;
+  /** Which formats' markers a line holds, found in one pass over it. */
+  private readonly markerIndex = new LiteralIndex<CompiledFormat>();
   private readonly sources: Set<string>;
 
   constructor(readonly vendors: Vendor[]) {
     this.formats = vendors.flatMap((v) => v.formats);
     const markers = [...new Set(this.formats.flatMap((f) => f.markers))];
     this.anyMarker = new RegExp(markers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+    for (const format of this.formats) for (const marker of format.markers) this.markerIndex.add(marker, format);
     this.sources = new Set(vendors.flatMap((v) => v.spec.sources.map((s) => s.toLowerCase())));
   }
 
@@ -29,8 +33,11 @@ export class DeviceCatalogue {
 
   /** The line as ECS fields with `cairn.device_format` naming the format, or null when no format reads it. */
   parse(raw: string, ctx: ParseContext): EventFields | null {
+    const marked = new Set<CompiledFormat>();
+    this.markerIndex.collect(raw, marked);
+    const source = ctx.source.toLowerCase();
     for (const format of this.formats) {
-      if (format.markers.length === 0 ? !format.sources.has(ctx.source.toLowerCase()) : !format.markers.some((m) => raw.includes(m))) continue;
+      if (format.markers.length === 0 ? !format.sources.has(source) : !marked.has(format)) continue;
       const start = format.start.exec(raw);
       if (!start) continue;
       const fields = readWithFormat(format, raw, start, ctx);

@@ -46,7 +46,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { compilePattern, MACRO_NAMES } from '../decoders/catalogue.js';
-import { VALUE_KINDS, type ValueKind } from './values.js';
+import { kindOf, VALUE_KINDS, type ValueKind } from './values.js';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const Template = z.union([Scalar, z.array(z.string()), z.null()]);
@@ -320,10 +320,10 @@ function setters(set: Record<string, TemplateValue>): Setter[] {
 function fieldMappings(fields: VendorSpec['fields'], where: string, file: string): FieldMapping[] {
   return Object.entries(fields).flatMap(([key, targets]) =>
     (Array.isArray(targets) ? targets : [targets]).map((target): FieldMapping => {
-      if (typeof target === 'string') return { key, to: target, kind: 'auto' };
+      if (typeof target === 'string') return { key, to: target, kind: kindOf(target) };
       const map = target.map ? new Map(Object.entries(target.map).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
       const when = target.if ? compileWhen(target.if, `${where}: field ${key}`, file) : undefined;
-      return { key, to: target.to, kind: target.as ?? 'auto', map, when };
+      return { key, to: target.to, kind: target.as ?? kindOf(target.to), map, when };
     }),
   );
 }

@@ -58,7 +58,7 @@ const ARRAY_FIELDS = new Set(['event.category', 'event.type', 'related.ip', 'rel
 /** defaultKind by field name, remembered: the same few dozen fields are set on every line. */
 const KINDS = new Map<string, ValueKind>();
 
-function kindOf(field: string): ValueKind {
+export function kindOf(field: string): ValueKind {
   let kind = KINDS.get(field);
   if (kind === undefined) {
     kind = defaultKind(field);
