@@ -7,7 +7,10 @@
 // unclaimed, any service by the line's content. At each of these steps the
 // organization's own decoders (ParseContext.decoders, added through
 // /api/v1/decoders) come first: what a user taught cairn about a program or
-// a source wins over what cairn ships.
+// a source wins over what cairn ships. They change nothing else: which
+// lines count as claimed, and which programs as known (no generic verdicts),
+// is the shipped readers' say, so a line none of the user's decoders matches
+// is read exactly as it would be without them.
 // A message that syslog folded into "message repeated N times: [ ... ]" is
 // read as the inner message with event.repeat_count N.
 import { interpretIam } from '../formats/auth/accounts.js';
@@ -61,18 +64,13 @@ export function interpretMessage(program: string | undefined, message: string, c
   if (inner && inner.message !== text && readSpecific(innerProgram, inner.message, ctx, fields)) return true;
   if (readByContent(program, text, ctx, fields)) return true;
   if (inner && inner.message !== text && readByContent(innerProgram, inner.message, ctx, fields)) return true;
-  const claimed = claims(innerProgram, ctx);
+  const claimed = catalogue().claims(innerProgram, ctx.source);
   return (ctx.decoders?.decodeFallback(text, claimed, fields) ?? false) || catalogue().decodeFallback(text, claimed, fields);
 }
 
-/** Whether a reader knows this program's messages: a code reader, a catalogue service, or one of the organization's own. */
-export function knowsProgram(program: string | undefined, ctx: ParseContext): boolean {
-  return program !== undefined && (BY_PROGRAM.has(program) || catalogue().claimsProgram(program) || (ctx.decoders?.claimsProgram(program) ?? false));
-}
-
-/** Whether a service, shipped or the organization's own, claims the line by its program or the artifact's source. */
-function claims(program: string | undefined, ctx: ParseContext): boolean {
-  return catalogue().claims(program, ctx.source) || (ctx.decoders?.claims(program, ctx.source) ?? false);
+/** Whether a shipped reader knows this program's messages (a code reader or a catalogue service). */
+export function knowsProgram(program: string | undefined): boolean {
+  return program !== undefined && (BY_PROGRAM.has(program) || catalogue().claimsProgram(program));
 }
 
 /**
@@ -84,7 +82,7 @@ function claims(program: string | undefined, ctx: ParseContext): boolean {
  */
 function readByContent(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {
   if (program !== undefined && BY_PROGRAM.has(program)) return false;
-  if (claims(program, ctx)) return false;
+  if (catalogue().claims(program, ctx.source)) return false;
   return (ctx.decoders?.decodeByContent(text, fields) ?? false) || catalogue().decodeByContent(text, fields);
 }
 

@@ -16,7 +16,7 @@ import type { ListSnapshot } from '../../state/watched-list.js';
 import { ecsViolations } from '../ecs-values.js';
 import { PATTERN_BUDGET_MS, slowestMatch } from '../pattern-budget.js';
 import { READABLE_LENGTH } from '../readable.js';
-import { parseRaw } from '../registry.js';
+import { loadCatalogues, parseRaw } from '../registry.js';
 import type { EventFields, FieldValue } from '../types.js';
 import { CatalogueError, compileService, ServiceSpec, testSource, type Service } from './catalogue.js';
 import { DecoderIndex } from './decode.js';
@@ -184,6 +184,7 @@ export function checkUserService(spec: ServiceSpec, options: CheckOptions): Deco
   const slow = budgetProblems(services.candidate);
   if (slow.length > 0) return slow;
   const decoders = new DecoderIndex(services.after);
+  loadCatalogues();
   const problems: DecoderProblem[] = [];
   spec.tests.forEach((test, i) => {
     const where = `test line ${i + 1}`;
@@ -298,6 +299,7 @@ export async function tryUserService(lines: TrialLine[], options: { service: str
   const mark = userDecoderMark(options.service);
   const counts: TrialCounts = { lines_read: 0, lines_claimed: 0, lines_changed: 0, lines_recognised: 0, fields_set: {}, fields_removed: {}, samples: [] };
   const ranked: { rank: number; sample: TrialSample }[] = [];
+  loadCatalogues();
   for (let start = 0; start < lines.length; start += TRIAL_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const slice = lines.slice(start, start + TRIAL_SLICE);

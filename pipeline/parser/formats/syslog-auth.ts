@@ -26,7 +26,7 @@ export const syslogAuth: FormatParser = {
     if (!header.timestamp && !RFC5424_NIL_TIME.test(raw)) throw new Error(`syslog time is not a valid date: "${raw.slice(0, 40)}"`);
     const fields: EventFields = syslogFields(header);
     fields['event.kind'] = 'event';
-    if (!interpretMessage(header.program, header.message, ctx, fields)) readGeneric(header.message, fields, { verdicts: !knowsProgram(header.program, ctx) });
+    if (!interpretMessage(header.program, header.message, ctx, fields)) readGeneric(header.message, fields, { verdicts: !knowsProgram(header.program) });
     return fields;
   },
 };

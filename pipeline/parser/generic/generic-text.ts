@@ -16,7 +16,7 @@ export const genericText: FormatParser = {
     const envelope = readEnvelope(line, ctx);
     const message = envelope?.message ?? line;
     const fields: EventFields = {};
-    if (!readGeneric(message, fields, { verdicts: !knowsProgram(envelope?.program, ctx) })) return null;
+    if (!readGeneric(message, fields, { verdicts: !knowsProgram(envelope?.program) })) return null;
     if (envelope?.timestamp) fields['@timestamp'] = envelope.timestamp;
     if (envelope?.program) fields['process.name'] = envelope.program;
     if (envelope?.pid !== undefined) fields['process.pid'] = envelope.pid;
