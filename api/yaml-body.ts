@@ -4,7 +4,7 @@
 // document sent as JSON would give, then validated like it. The JSON body
 // parser (app.ts) leaves such a body unread.
 import type { Context } from 'koa';
-import { parse, YAMLError } from 'yaml';
+import { parse } from 'yaml';
 import { loneSurrogateAt, MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import { HttpError } from './http-error.js';
 
@@ -41,8 +41,8 @@ export async function readYamlBody(ctx: Context): Promise<unknown> {
     // The default alias limit (100) stops "billion laughs" documents; duplicate keys are errors.
     value = parse(text, { prettyErrors: true });
   } catch (err) {
-    if (err instanceof YAMLError) throw new HttpError(400, 'bad_request', `request body is not valid YAML: ${err.message.split('\n')[0]}`);
-    throw err;
+    // Syntax errors, and the ReferenceError of too many aliases: parsing a text has no other way to fail.
+    throw new HttpError(400, 'bad_request', `request body is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new HttpError(400, 'bad_request', `request body nests deeper than ${MAX_JSON_DEPTH} levels of mappings and lists`);
   const at = loneSurrogateAt(value);

@@ -108,6 +108,22 @@ describe('decoders API', () => {
       expect(res.body.message).toMatch(/^request body is not valid YAML: /);
     });
 
+    it('YAML bodies that are hostile: aliases multiplied, nested too deep, not UTF-8, too large (413)', async () => {
+      const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+      const cases: [string | Blob, number, RegExp][] = [
+        [laughs, 400, /not valid YAML: .*[Aa]lias/],
+        [`${'- '.repeat(40)}x`, 400, /nests deeper than 32 levels/],
+        [new Blob([new Uint8Array([0x73, 0x3a, 0x20, 0xff, 0xfe])]), 400, /not UTF-8 text/],
+        [`description: "${'x'.repeat(1024 * 1024)}"`, 413, /at most 1048576 bytes/],
+      ];
+      for (const [body, status, message] of cases) {
+        const res = await fetch(`${api.url}/api/v1/decoders`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/yaml' }, body });
+        const answer = (await res.json()) as { message: string; error: { code: string } };
+        expect(res.status, answer.message).toBe(status);
+        expect(answer.message).toMatch(message);
+      }
+    });
+
     it('an unknown key, wherever it is', async () => {
       for (const [body, where] of [
         [{ ...DECODER, programmes: ['acmed'] }, ''],
