@@ -164,8 +164,12 @@ describe('checks when a user decoder is saved', () => {
     expect(checkUserService(spec({ ...good, decoders: [{ name: 'ref', match: 'x', fields: { 'user.name': '$who' } }] }), options)[0]).toMatchObject({ decoder: 'ref', message: expect.stringMatching(/uses \$who/) });
   });
 
-  it('refuses fields under cairn.*', () => {
+  it('refuses fields under cairn.* and names that are no field names', () => {
     expect(checkUserService(spec({ ...good, defaults: { 'cairn.decoder': 'mine' } }), options)[0]!.message).toMatch(/cairn.decoder is cairn's own field/);
+    expect(checkUserService(spec({ ...good, decoders: [{ ...good.decoders[0], fields: { 'user name': '$user', _private: 'x' } }] }), options)).toEqual([
+      { decoder: 'denied', message: 'decoder denied: "user name" is not a field name (letters, digits, ".", "_", "@" and "-", starting with a letter or "@")' },
+      { decoder: 'denied', message: 'decoder denied: "_private" is not a field name (letters, digits, ".", "_", "@" and "-", starting with a letter or "@")' },
+    ]);
   });
 
   it('refuses a pattern that backtracks catastrophically, within a bounded time', () => {

@@ -31,6 +31,8 @@ export function userDecoderMark(service: string): string {
 
 /** Fields under this prefix are cairn's own (cairn.decoder says who read the line): a user decoder may not set them. */
 const CAIRN_FIELDS = 'cairn.';
+/** A field name as ECS and the query language write them; no leading underscore, so never "__proto__". */
+const FIELD_NAME = /^[A-Za-z@][A-Za-z0-9_.@-]*$/;
 
 /** A user's service compiled as the catalogue compiles its own, its events marked as the user's. */
 function compileUserService(spec: ServiceSpec, where: string): Service {
@@ -169,10 +171,14 @@ export interface CheckOptions {
  * parser with the organization's decoders and this one applied.
  */
 export function checkUserService(spec: ServiceSpec, options: CheckOptions): DecoderProblem[] {
-  const reserved = [...Object.keys(spec.defaults).map((f) => ({ field: f, decoder: undefined })), ...spec.decoders.flatMap((d) => Object.keys(d.fields).map((f) => ({ field: f, decoder: d.name })))].filter(({ field }) =>
-    field.startsWith(CAIRN_FIELDS),
-  );
-  if (reserved.length > 0) return reserved.map(({ field, decoder }) => ({ decoder, message: `${decoder ? `decoder ${decoder}` : 'defaults'}: ${field} is cairn's own field (cairn.decoder marks what a user decoder read); use another name` }));
+  const named = [...Object.keys(spec.defaults).map((field) => ({ field, decoder: undefined })), ...spec.decoders.flatMap((d) => Object.keys(d.fields).map((field) => ({ field, decoder: d.name })))];
+  const wrongNames = named.flatMap(({ field, decoder }): DecoderProblem[] => {
+    const where = decoder ? `decoder ${decoder}` : 'defaults';
+    if (!FIELD_NAME.test(field)) return [{ decoder, message: `${where}: ${JSON.stringify(field)} is not a field name (letters, digits, ".", "_", "@" and "-", starting with a letter or "@")` }];
+    if (field.startsWith(CAIRN_FIELDS)) return [{ decoder, message: `${where}: ${field} is cairn's own field (cairn.decoder marks what a user decoder read); use another name` }];
+    return [];
+  });
+  if (wrongNames.length > 0) return wrongNames;
   let services: ReturnType<typeof withCandidate>;
   try {
     services = withCandidate(options.stored, { id: options.id, spec });
