@@ -111,7 +111,7 @@ const TrialResult = z.object({
   samples: z
     .array(z.object({ artifact_id: z.string().nullable(), source: z.string(), raw: z.string(), claimed: z.boolean(), before: ParseOutcomeSchema, after: ParseOutcomeSchema }))
     .describe('lines it claims and changes first, then other changed lines, then lines it claims without change: each parsed today (before) and with it (after)'),
-  problems: z.array(Problem).describe("what would keep it from being saved: test lines that do not give what they expect (empty for a stored decoder's id)"),
+  problems: z.array(Problem).describe("what would keep it from being saved now: its test lines that do not give what they expect among the organization's decoders"),
   took_ms: z.number().int(),
 });
 
@@ -272,7 +272,7 @@ export const decoderRoutes = [
           artifacts_in_range: range?.total ?? null,
           artifacts_in_range_exact: range?.exact ?? null,
           ...counts,
-          problems: body.decoder ? problems : [],
+          problems,
           took_ms: took,
         },
       };

@@ -198,8 +198,9 @@ export class DecoderIndex {
   /**
    * Decodes `message` with the fallback services (common shapes of any
    * program); those marked unclaimed_only only when no service claims the
-   * line's program or source (`claimed`, from `claims` of every index the
-   * line met), whose own messages they could misread.
+   * line's program or source, whose own messages they could misread
+   * (`claimed`: the shipped catalogue's `claims`, also when this index is
+   * an organization's own, decoders/user.ts).
    */
   decodeFallback(message: string, claimed: boolean, fields: EventFields): boolean {
     let masked: string | undefined;
