@@ -18,6 +18,7 @@ import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
+import { decoderRoutes } from './routes/decoders.js';
 import { metaRoutes } from './routes/meta.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { auditLogRoutes } from './routes/audit-log.js';
@@ -48,6 +49,7 @@ export function allRoutes(): Route[] {
     ...artifactRoutes,
     ...graphRoutes,
     ...leadRuleRoutes,
+    ...decoderRoutes,
     ...observationRoutes,
     ...incidentRoutes,
     ...userRoutes,

@@ -14,6 +14,7 @@ import { addGeoFields } from '../geoip/annotate.js';
 import type { GeoIp } from '../geoip/geoip.js';
 import { ParseFailure } from './failure.js';
 import { parseRaw } from './registry.js';
+import type { DecoderIndex } from './decoders/decode.js';
 
 export interface ParseOutcome {
   events: ParsedEvent[];
@@ -27,6 +28,8 @@ export interface ParseSettings {
   geo?: GeoIp;
   /** Offset for log timestamps without a zone. */
   timezone: string;
+  /** An organization's own decoders (decoders/user.ts), applied before the shipped ones. */
+  decoders?: (orgId: string) => DecoderIndex | undefined;
   now?: () => Date;
 }
 
@@ -63,7 +66,12 @@ export function parseArtifacts(artifacts: { artifact: Artifact; message: Deliver
   const now = (settings.now ?? (() => new Date()))().toISOString();
   for (const { artifact, message } of artifacts) {
     try {
-      const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
+      const { parser, fields } = parseRaw(artifact.raw, {
+        source: artifact.source,
+        receivedAt: Date.parse(artifact.created_at),
+        timezone: settings.timezone,
+        decoders: settings.decoders?.(artifact.org_id),
+      });
       if (settings.geo) addGeoFields(fields, settings.geo);
       outcome.events.push({
         artifact_id: artifact.id,
