@@ -138,6 +138,15 @@ function maskedShape(text: string, params: SqlParams): string {
   return sql;
 }
 
+/**
+ * The first value of an event field that has no column of its own, or ''. Found by its place among the map's
+ * keys: at 1M events three lookups this way cost about a third of `fields['name']`, which builds every row's
+ * value array.
+ */
+function firstValue(field: string, params: SqlParams): string {
+  return `fields.values[indexOf(fields.keys, ${params.add(field, 'String')})][1]`;
+}
+
 const num = (v: unknown): number => (v === null || v === undefined || v === '' ? 0 : Number(v));
 const ratio = (a: number, b: number): number | null => (b > 0 ? Number((a / b).toFixed(4)) : null);
 
@@ -206,11 +215,11 @@ export async function coverageReport(store: Store, orgId: string, range: Coverag
     FROM (SELECT id, source, raw FROM artifacts WHERE ${inRange('id')}) AS a
     LEFT ANY JOIN (
       SELECT artifact_id, 1 AS parsed, notEmpty(f_event_category) AS categorised, notEmpty(f_source_ip) AS has_source_ip,
-             fields['cairn.decoder'][1] AS decoder, fields['observer.vendor'][1] AS vendor, fields['observer.product'][1] AS product,
+             ${firstValue('cairn.decoder', params)} AS decoder, ${firstValue('observer.vendor', params)} AS vendor, ${firstValue('observer.product', params)} AS product,
              f_process_name[1] AS program, decoder = 'generic' AS generic,
              multiIf(decoder NOT IN ('', 'generic'), 'device', vendor != '', 'vendor', parser = 'syslog' AND program != '', 'program', 'parser') AS tag_kind,
              multiIf(tag_kind = 'device', decoder, tag_kind = 'vendor', trimBoth(concat(vendor, ' ', product)), tag_kind = 'program', program, parser) AS tag,
-             if(categorised, '', fields['message'][1]) AS message
+             if(categorised, '', ${firstValue('message', params)}) AS message
       FROM events WHERE ${inRange('artifact_id')}
     ) AS e ON e.artifact_id = a.id`;
   const byShape = `

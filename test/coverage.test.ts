@@ -43,13 +43,15 @@ const GROUPS: Group[] = [
   { ...base, name: 'generic sessions', source: 'syslog', tagKind: 'program', tag: 'myapp', categorised: true, address: true, generic: true, lines: times(3, (i) => syslog('myapp', `session opened for 198.51.100.${i + 1}`, i)) },
   { ...base, name: 'generic links', source: 'syslog', tagKind: 'program', tag: 'netmon', categorised: true, generic: true, lines: times(2, (i) => syslog('netmon', `link up on port ${i + 1} mac 00:1a:2b:3c:4d:5${i}`, i)) },
   // Unrecognised (no event.category), three shapes repeated, and one read generically (a peer, no category).
-  { ...base, name: 'generic peers', source: 'syslog', tagKind: 'program', tag: 'myapp', address: true, sourceIp: true, generic: true, shape: 'peer <ip> went away', lines: times(5, (i) => syslog('myapp', `peer 198.51.100.${20 + i} went away`, i)) },
+  { ...base, name: 'generic peers', source: 'syslog', tagKind: 'program', tag: 'myapp', address: true, sourceIp: true, generic: true, shape: 'peer <ip> went away', lines: times(5, (i) => syslog('myapp', `peer ${i < 3 ? `198.51.100.${20 + i}` : `2001:db8::${20 + i}`} went away`, i)) },
   { ...base, name: 'backups', source: 'syslog', tagKind: 'program', tag: 'myapp', address: true, shape: 'backup to <ip> done in <num> ms', lines: times(7, (i) => syslog('myapp', `backup to 10.2.3.${i + 1} done in ${30 + i * 7} ms`, i)) },
   { ...base, name: 'invoices', source: 'syslog', tagKind: 'program', tag: 'billing', shape: 'invoice <num> sent to <str> total <num>', lines: times(6, (i) => syslog('billing', `invoice ${4400 + i} sent to "Customer ${i}" total ${i + 10}.50`, i)) },
   { ...base, name: 'JSON cache', source: 'app', tagKind: 'parser', tag: 'json', shape: 'cache <str> holds <num> entries', lines: times(4, (i) => JSON.stringify({ level: 'info', msg: `cache "t${i}" holds ${i * 100 + 1} entries` })) },
   // Failures: nothing reads these lines.
   { ...base, name: 'idle workers', source: 'app', tagKind: 'unparsed', tag: '', parsed: false, shape: 'worker <num> idle', lines: times(4, (i) => `worker ${i + 1} idle`) },
   { ...base, name: 'garbage with addresses', source: 'app', tagKind: 'unparsed', tag: '', parsed: false, address: true, shape: 'garbage line <num> with <ip> inside', lines: times(3, (i) => `garbage line ${i} with 192.0.2.${i + 1} inside`) },
+  // A MAC address is no IP address; hex strings and quoted text are masked.
+  { ...base, name: 'leases', source: 'app', tagKind: 'unparsed', tag: '', parsed: false, shape: 'lease <hex> for <str> mac <mac> id <hex>', lines: times(2, (i) => `lease 0x1f3${i} for 'host-${i}' mac aa:bb:cc:dd:ee:0${i} id 3f2a9c1e77b${i}`) },
   ...ONE_OFF_WORDS.map((word) => ({ ...base, name: `one-off ${word}`, source: 'app', tagKind: 'unparsed', tag: '', parsed: false, shape: `${word} event`, lines: [`${word} event`] })),
 ];
 /** Three days old: outside the default range of 24 hours. */
@@ -159,7 +161,7 @@ describe('the coverage report on a mixed set, through the pipeline', () => {
     expect(data.scanned).toMatchObject({ artifacts: expectedCounts(GROUPS).lines, truncated: false, start: data.start });
     expectReport(data, GROUPS, ids);
     // The numbers the set was built for, as a reader would state them.
-    expect(data.totals).toMatchObject({ lines: 67, events: 45, failures: 22, categorised: 23, address_lines: 36, address_lines_with_source_ip: 23, generic: 10 });
+    expect(data.totals).toMatchObject({ lines: 69, events: 45, failures: 24, categorised: 23, address_lines: 36, address_lines_with_source_ip: 23, generic: 10 });
     expect(data.unrecognised_shapes).toHaveLength(20);
     expect(data.unrecognised_shapes.slice(0, 7).map((s) => [s.count, s.shape])).toEqual([
       [7, 'backup to <ip> done in <num> ms'],
@@ -168,7 +170,7 @@ describe('the coverage report on a mixed set, through the pipeline', () => {
       [4, 'cache <str> holds <num> entries'],
       [4, 'worker <num> idle'],
       [3, 'garbage line <num> with <ip> inside'],
-      [1, 'alpha event'],
+      [2, 'lease <hex> for <str> mac <mac> id <hex>'],
     ]);
   });
 
@@ -196,7 +198,7 @@ describe('the coverage report on a mixed set, through the pipeline', () => {
       cutIds.set(cutGroup, ids.get(g)!.slice(-lines.length));
       return cutGroup;
     });
-    expect(groups.map((g) => `${g.name} ${g.lines.length}`)).toEqual(['invoices 4', 'JSON cache 4', 'idle workers 4', 'garbage with addresses 3', ...ONE_OFF_WORDS.map((w) => `one-off ${w} 1`)]);
+    expect(groups.map((g) => `${g.name} ${g.lines.length}`)).toEqual(['invoices 2', 'JSON cache 4', 'idle workers 4', 'garbage with addresses 3', 'leases 2', ...ONE_OFF_WORDS.map((w) => `one-off ${w} 1`)]);
     expect(limited.scanned).toEqual({ artifacts: 30, limit: 30, truncated: true, start: stamp(sent.length - 31) });
     expectReport(limited, groups, cutIds);
   });
@@ -241,14 +243,14 @@ describe('the coverage report on a mixed set, through the pipeline', () => {
       const run = await cairn(['coverage', ...range(), ...target()]);
       expect(run.code, run.stderr).toBe(0);
       const lines = run.stdout.split('\n');
-      expect(lines[0]).toMatch(/^Parser coverage from .* to .*: 70 line\(s\)$/);
+      expect(lines[0]).toMatch(/^Parser coverage from .* to .*: 72 line\(s\)$/);
       const row = (label: string) => lines.find((l) => new RegExp(label).test(l))?.split(/\s{2,}/);
       // SOURCE, TAG, LINES, FAILED, CATEGORISED, SOURCE.IP/ADDRESS LINES, GENERIC
       expect(row('^syslog\\s+\\(all\\)')).toEqual(['syslog', '(all)', '35', '0', '17 48.6%', '17/27 63.0%', '10 28.6%']);
       expect(row('^\\s+program sshd')).toEqual(['', 'program sshd', '12', '0', '12 100.0%', '12/12 100.0%', '0 0.0%']);
       expect(row('^\\s+device fortinet/fortigate')).toEqual(['', 'device fortinet/fortigate', '6', '0', '6 100.0%', '6/6 100.0%', '0 0.0%']);
-      expect(row('^\\s+unparsed')?.slice(1)).toEqual(['unparsed (parse failures)', '22', '22', '0 -', '0/3 0.0%', '0 -']);
-      expect(row('^total')).toEqual(['total', '70', '25', '23 51.1%', '23/36 63.9%', '10 22.2%']);
+      expect(row('^\\s+unparsed')?.slice(1)).toEqual(['unparsed (parse failures)', '24', '24', '0 -', '0/3 0.0%', '0 -']);
+      expect(row('^total')).toEqual(['total', '72', '27', '23 51.1%', '23/36 63.9%', '10 22.2%']);
       const shape = lines.find((l) => l.includes('backup to <ip> done in <num> ms'))!.trim().split(/\s{2,}/);
       expect(shape.slice(0, 4)).toEqual(['7', 'syslog', 'program myapp', 'backup to <ip> done in <num> ms']);
       expect(ids.get(GROUPS.find((g) => g.name === 'backups')!)).toContain(shape[4]);
