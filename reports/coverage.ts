@@ -147,6 +147,8 @@ function firstValue(field: string, params: SqlParams): string {
   return `fields.values[indexOf(fields.keys, ${params.add(field, 'String')})][1]`;
 }
 
+/** Code-unit order, as ClickHouse sorts strings (by bytes) for ASCII text. */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const num = (v: unknown): number => (v === null || v === undefined || v === '' ? 0 : Number(v));
 const ratio = (a: number, b: number): number | null => (b > 0 ? Number((a / b).toFixed(4)) : null);
 
@@ -174,7 +176,7 @@ function sum(counts: RawCounts[]): RawCounts {
   return total;
 }
 
-/** The newest artifacts of a range stop at this one (exclusive): the range's artifact `limit` places from its end. */
+/** An artifact of a range past its limit: the newest `limit` artifacts are those after it in (timestamp, id) order. */
 interface Cut {
   timestamp: string;
   id: string;
@@ -183,6 +185,7 @@ interface Cut {
 /** Where the newest `limit` artifacts of the range begin, or null when the range holds no more than that. */
 async function newestCut(store: Store, orgId: string, range: CoverageRange, limit: number): Promise<Cut | null> {
   const params = new SqlParams();
+  // Per tag, its counts and its most frequent shapes (the report's most frequent are among them).
   const rows = (await queryRows(
     store,
     `SELECT toString(timestamp) AS at, toString(id) AS artifact FROM artifacts
@@ -205,7 +208,7 @@ export async function coverageReport(store: Store, orgId: string, range: Coverag
     return `org_id = ${org} AND timestamp >= ${at} AND (timestamp, ${idColumn}) > (${at}, ${params.add(cut.id, 'UUID')}) AND timestamp < ${end}`;
   };
   const address = params.add(ADDRESS_PATTERN, 'String');
-  // Per artifact: what read it (from its event; an artifact without one failed to parse), and what to mask for its shape.
+  // One row per artifact: what read it (from its event; an artifact without one failed to parse), and its shape when unrecognised.
   const lines = `
     SELECT a.id AS id, a.source AS source, e.parsed AS parsed, e.categorised AS categorised, e.has_source_ip AS has_source_ip, e.generic AS generic,
            if(e.parsed, e.tag_kind, 'unparsed') AS tag_kind, e.tag AS tag,
@@ -227,10 +230,11 @@ export async function coverageReport(store: Store, orgId: string, range: Coverag
            countIf(has_address) AS n_address_lines, countIf(has_address AND has_source_ip) AS n_address_lines_with_source_ip, countIf(generic) AS n_generic,
            toString(max(id)) AS example
     FROM (${lines}) GROUP BY source, tag_kind, tag, unrecognised, shape`;
+  // Per tag, its counts and its most frequent shapes (the report's most frequent are among them).
   const rows = (await queryRows(
     store,
     `SELECT source, tag_kind, tag, ${COUNT_KEYS.map((k) => `sum(n_${k}) AS ${k}`).join(', ')},
-            arraySlice(arrayReverseSort(s -> s.1, groupArrayIf((n_lines, shape, example), unrecognised)), 1, ${TOP_SHAPES}) AS shapes
+            arraySlice(arraySort(s -> (-toInt64(s.1), s.2), groupArrayIf((n_lines, shape, example), unrecognised)), 1, ${TOP_SHAPES}) AS shapes
      FROM (${byShape}) GROUP BY source, tag_kind, tag ORDER BY source, lines DESC, tag_kind, tag`,
     params,
     { join_use_nulls: 0 },
@@ -255,6 +259,7 @@ export async function coverageReport(store: Store, orgId: string, range: Coverag
     scanned: { artifacts: totals.lines, limit: maxArtifacts, truncated: cut !== null, start: cut?.timestamp ?? range.start },
     totals,
     sources: perSource,
-    unrecognised_shapes: shapes.sort((a, b) => b.count - a.count || a.shape.localeCompare(b.shape) || a.source.localeCompare(b.source)).slice(0, TOP_SHAPES),
+    // Among equal counts in the order of their text, as each tag's shapes were cut in SQL.
+    unrecognised_shapes: shapes.sort((a, b) => b.count - a.count || byText(a.shape, b.shape) || byText(a.source, b.source) || byText(a.tag, b.tag)).slice(0, TOP_SHAPES),
   };
 }
