@@ -63,7 +63,7 @@ export interface CoverageCounts {
   /** Events with event.category. */
   categorised: number;
   categorised_share: number | null;
-  /** Lines whose raw text holds an IPv4 or IPv6 address (failures included). */
+  /** Lines holding an IPv4 or IPv6 address: their event has source.ip (read from the line), or their raw text holds one (failures included). */
   address_lines: number;
   /** Of those, the lines whose event has source.ip. */
   address_lines_with_source_ip: number;
@@ -212,7 +212,8 @@ export async function coverageReport(store: Store, orgId: string, range: Coverag
   const lines = `
     SELECT a.id AS id, a.source AS source, e.parsed AS parsed, e.categorised AS categorised, e.has_source_ip AS has_source_ip, e.generic AS generic,
            if(e.parsed, e.tag_kind, 'unparsed') AS tag_kind, e.tag AS tag,
-           match(substring(a.raw, 1, ${ADDRESS_SCAN_BYTES}), ${address}) AS has_address,
+           -- A source.ip was read from the line: only the others are searched for an address (if() skips the pattern for them).
+           if(e.has_source_ip, 1, match(substring(a.raw, 1, ${ADDRESS_SCAN_BYTES}), ${address})) AS has_address,
            NOT e.categorised AS unrecognised,
            if(unrecognised, ${maskedShape(`if(e.message != '', e.message, a.raw)`, params)}, '') AS shape
     FROM (SELECT id, source, raw FROM artifacts WHERE ${inRange('id')}) AS a

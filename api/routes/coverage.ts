@@ -25,7 +25,7 @@ const Counts = {
   failures: z.number().int().describe('lines no parser read (stored and searchable, with no event): lines - events'),
   categorised: z.number().int().describe('events with event.category'),
   categorised_share: Share.describe('categorised / events'),
-  address_lines: z.number().int().describe('lines whose raw text holds an IPv4 or IPv6 address (in its first 4 KiB), failures included'),
+  address_lines: z.number().int().describe('lines holding an IPv4 or IPv6 address: their event has source.ip, or their raw text holds one (in its first 4 KiB); failures included'),
   address_lines_with_source_ip: z.number().int().describe('of those, lines whose event has source.ip'),
   source_ip_share: Share.describe('address_lines_with_source_ip / address_lines'),
   generic: z.number().int().describe('events marked cairn.decoder: generic (read only by the generic reading)'),
