@@ -32,6 +32,7 @@ import { taxiiRoutes } from './routes/taxii.js';
 import { threatfeedRoutes } from './routes/threatfeed.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
+import { coverageRoutes } from './routes/coverage.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
 import { aiRoutes } from './routes/ai.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -62,6 +63,7 @@ export function allRoutes(): Route[] {
     ...exporterRoutes,
     ...notificationRoutes,
     ...reportRoutes,
+    ...coverageRoutes,
     ...savedSearchRoutes,
     ...aiRoutes,
     ...mcpRoutes,
