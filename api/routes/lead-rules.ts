@@ -11,7 +11,7 @@ import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { convertSigma } from '../../query/sigma/convert.js';
-import { NotExpressible, toSigma } from '../../query/sigma/export.js';
+import { NotExpressible, sigmaId, toSigma } from '../../query/sigma/export.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
@@ -225,7 +225,7 @@ export const leadRuleRoutes = [
       if (query.format === 'json') return { message: 'Lead rule found', data: rule };
       try {
         const body = toSigma(rule);
-        return { message: 'Lead rule as Sigma', data: rule, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
+        return { message: 'Lead rule as Sigma', data: rule, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${sigmaId(rule)}.yml` } };
       } catch (err) {
         if (err instanceof NotExpressible) throw new HttpError(422, 'not_expressible', `this rule cannot be written as Sigma: ${err.message}`);
         throw err;
