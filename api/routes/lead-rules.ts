@@ -30,6 +30,22 @@ const Window = z
 
 const GroupBy = z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'group_by must be a field name such as source.ip');
 
+/** Longest first-seen memory: values are kept in hot state for this long after they were last seen. */
+export const MAX_FIRST_SEEN_DAYS = 90;
+
+const FirstSeen = z
+  .strictObject({
+    field: z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'first_seen.field must be a field name such as source.geo.country_iso_code'),
+    days: z.int('first_seen.days must be an integer').min(1, 'first_seen.days must be at least 1').max(MAX_FIRST_SEEN_DAYS, `first_seen.days must be at most ${MAX_FIRST_SEEN_DAYS}`),
+  })
+  .describe('fire on an event whose value of field was not seen for its group (group_by, or the whole organization) in the last days days of event time');
+
+const Suppress = z
+  .string()
+  .regex(DURATION_PATTERN, 'suppress must be a duration such as 30m, 1h or 1d')
+  .refine((w) => !DURATION_PATTERN.test(w) || parseDuration(w) <= MAX_WINDOW_MS, 'suppress must be at most 30d')
+  .describe('after the rule fired for a group, raise no new observation or lead for that group for this long (event time); suppressed firings are counted');
+
 /** A query-language pattern, checked when the rule is written (a 400 says what and where). */
 const Pattern = z
   .string()
@@ -55,6 +71,9 @@ export const Conditions = z
     group_by: GroupBy.optional(),
     count_distinct: GroupBy.optional(),
     sequence: z.array(Pattern).min(2, 'a sequence needs at least 2 patterns').max(10, 'a sequence has at most 10 patterns').optional(),
+    ordered: z.boolean({ message: 'ordered must be true or false' }).optional().describe('with sequence: the patterns must match in their order of event time, the last within window of the first'),
+    first_seen: FirstSeen.optional(),
+    suppress: Suppress.optional(),
   })
   .refine((c) => c.sequence !== undefined || (c.threshold === undefined) === (c.window === undefined), {
     message: 'threshold and window go together: give both or neither',
@@ -67,6 +86,14 @@ export const Conditions = z
   .refine((c) => c.sequence === undefined || (c.window !== undefined && c.threshold === undefined && c.count_distinct === undefined), {
     message: 'a sequence fires when every pattern matched in one window: give window, without threshold or count_distinct',
     path: ['sequence'],
+  })
+  .refine((c) => c.ordered === undefined || c.sequence !== undefined, {
+    message: 'ordered applies to a sequence: give sequence and window',
+    path: ['ordered'],
+  })
+  .refine((c) => c.first_seen === undefined || (c.threshold === undefined && c.window === undefined && c.sequence === undefined && c.count_distinct === undefined), {
+    message: 'first_seen fires on single events: give it without threshold, window, count_distinct or sequence',
+    path: ['first_seen'],
   });
 
 const Tags = z.array(z.string().trim().min(1).max(100, 'a tag has at most 100 characters')).max(50, 'at most 50 tags');
