@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, getLeadRules, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, saveLeadRules, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { leadsRaisedByDay } from '../../clickhouse/tables/leads.js';
 import { tryRule, type TrialCondition } from '../../clickhouse/tables/rule-trial.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
@@ -16,7 +17,8 @@ import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
 import { storeCondition } from '../search-sql.js';
-import { announceChange } from '../../pipeline/state/index.js';
+import { announceChange, type HotState } from '../../pipeline/state/index.js';
+import { suppressedCounts } from '../../pipeline/leads/suppress.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
 export const DEFAULT_SEVERITY = 'medium';
@@ -141,6 +143,23 @@ const LeadRuleSchema = z.object({
   updated_at: Timestamp,
 });
 
+/** Days of firing counts GET /v1/lead-rules/:id answers. */
+const FIRING_DAYS = 30;
+
+const FiringDay = z.object({
+  day: z.string().describe('YYYY-MM-DD (UTC)'),
+  count: z.number().int().describe('leads the rule raised that day (each on the day it was first written: a window that grew counts once)'),
+  suppressed: z.number().int().describe('firings suppress held back that day'),
+});
+
+/** The rule's firings per day over the last FIRING_DAYS days (UTC), oldest first, today last. */
+async function firingsByDay(store: Store, state: HotState, rule: LeadRule): Promise<z.infer<typeof FiringDay>[]> {
+  const today = Date.parse(new Date().toISOString().slice(0, 10));
+  const days = Array.from({ length: FIRING_DAYS }, (_, i) => new Date(today - (FIRING_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const [raised, suppressed] = await Promise.all([leadsRaisedByDay(store, rule.org_id, rule.id, Date.parse(days[0]!)), suppressedCounts(state, rule.id, days)]);
+  return days.map((day, i) => ({ day, count: raised.get(day) ?? 0, suppressed: suppressed[i]! }));
+}
+
 /** Largest Sigma text one import takes (a few thousand rules); the CLI sends a folder in pieces below it. */
 export const MAX_IMPORT_CHARS = 4_000_000;
 
@@ -187,7 +206,21 @@ const TrialResult = z.object({
   windows: z.number().int().describe('windows (per group) holding matching events, whether or not they reached the threshold'),
   samples: z.array(z.object({ artifact_id: z.string(), timestamp: Timestamp, source: z.string(), raw: z.string() })).describe('newest matching artifacts'),
   took_ms: z.number().int(),
+  approximation: z
+    .string()
+    .nullable()
+    .describe('what the counts leave out, for conditions the trial does not evaluate the way the rule stage does (ordered, first_seen, suppress); null when they are exact'),
 });
+
+/** What a trial's counts leave out for these conditions, or null: they count like the rule stage. */
+function trialApproximation(conditions: LeadRuleConditions): string | null {
+  const gaps = [
+    conditions.ordered ? 'the sequence is counted in tumbling windows without checking its order: leads may differ from what the rule raises' : null,
+    conditions.first_seen ? 'first_seen is not applied: every matching event counts as a lead, an upper bound' : null,
+    conditions.suppress ? 'suppress is not applied: leads is before suppression' : null,
+  ].filter((g): g is string => g !== null);
+  return gaps.length > 0 ? gaps.join('; ') : null;
+}
 
 /** A rule's pattern as SQL sharing `params`, as search would run it. */
 function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): TrialCondition {
@@ -244,15 +277,18 @@ export const leadRuleRoutes = [
     description: 'With ?format=sigma the rule is answered as Sigma YAML (application/yaml): a detection rule, or a base rule and a correlation for threshold, count_distinct and sequence rules. An imported rule keeps its Sigma id, author, references and log source. A rule Sigma cannot say (a time range) answers 422.',
     params: IdParams,
     query: ExportQuery,
-    response: LeadRuleSchema,
+    response: LeadRuleSchema.extend({
+      firings_by_day: z.array(FiringDay).describe(`the rule's firings on each of the last ${FIRING_DAYS} days (UTC), oldest first: noisy rules show here`),
+    }),
     fileTypes: ['application/yaml'],
     errors: [404, 422],
     async handler({ params, query, auth, deps }) {
       const rule = await findRule(deps.store, auth.orgId, params.id);
-      if (query.format === 'json') return { message: 'Lead rule found', data: rule };
+      if (query.format === 'json') return { message: 'Lead rule found', data: { ...rule, firings_by_day: await firingsByDay(deps.store, deps.state, rule) } };
       try {
         const body = toSigma(rule);
-        return { message: 'Lead rule as Sigma', data: rule, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
+        // data is not sent with a file.
+        return { message: 'Lead rule as Sigma', data: { ...rule, firings_by_day: [] }, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
       } catch (err) {
         if (err instanceof NotExpressible) throw new HttpError(422, 'not_expressible', `this rule cannot be written as Sigma: ${err.message}`);
         throw err;
@@ -340,7 +376,7 @@ export const leadRuleRoutes = [
       const took = Math.round(performance.now() - started);
       return {
         message: `${result.events} matching event(s), ${result.leads} lead(s) in ${took} ms`,
-        data: { start, end, conditions, ...result, took_ms: took },
+        data: { start, end, conditions, ...result, took_ms: took, approximation: trialApproximation(conditions) },
       };
     },
   }),
