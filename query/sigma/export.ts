@@ -154,7 +154,9 @@ export function sigmaId(rule: LeadRule): string {
 export function toSigma(rule: LeadRule): string {
   const sigma = rule.origin?.format === 'sigma' ? rule.origin : null;
   const pack = rule.origin?.format === 'pack' ? rule.origin : null;
-  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence } = rule.conditions;
+  // suppress is noise control, not detection: Sigma has no word for it, and the rule detects the same without it.
+  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence, ordered, first_seen: firstSeen } = rule.conditions;
+  if (firstSeen) throw new NotExpressible('first_seen (a value new for its group) has no Sigma correlation');
   const logsource = sigma?.logsource ?? { product: 'cairn', ...(source ? { service: source } : {}) };
   const mapping = findLogsource(logsource);
   const author = sigma?.author ?? (pack ? 'cairn rule pack' : null);
@@ -189,7 +191,7 @@ export function toSigma(rule: LeadRule): string {
   }));
   const field = (ecs: string) => sigmaField(mapping, ecs);
   const correlation = {
-    type: sequence ? 'temporal' : distinct ? 'value_count' : 'event_count',
+    type: sequence ? (ordered ? 'temporal_ordered' : 'temporal') : distinct ? 'value_count' : 'event_count',
     rules: bases.map((b) => b.name),
     ...(groupBy ? { 'group-by': [field(groupBy)] } : {}),
     // Sigma's duration units s, m, h, d are cairn's.
