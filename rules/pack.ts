@@ -16,7 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Store } from '../clickhouse/client.js';
 import { Severity } from '../clickhouse/severity.js';
-import { deletedLeadRuleIds, LeadRuleConditions, listPackLeadRules, saveLeadRules, type LeadRule, type PackOrigin } from '../clickhouse/tables/lead-rules.js';
+import { deletedLeadRuleIds, LeadRuleConditions, listPackLeadRules, orgsWithPackLeadRules, saveLeadRules, type LeadRule, type PackOrigin } from '../clickhouse/tables/lead-rules.js';
 import { stableId } from '../lib/ids.js';
 import { compileRule } from '../pipeline/leads/rules.js';
 import { parseQuery } from '../query/parse.js';
@@ -318,4 +318,26 @@ export async function updatePack(store: Store, orgId: string, options: PackUpdat
   if (options.dryRun) return { ...result, written: [] };
   await saveLeadRules(store, result.written);
   return result;
+}
+
+export interface PackAtStart {
+  orgId: string;
+  update: PackUpdate;
+}
+
+/**
+ * What a starting cairn does with the pack: installs it for `installFor`
+ * (the organization whose first admin was just made, on an empty store), and
+ * brings every organization that holds pack rules up to this pack, leaving
+ * what users changed alone. Returns what it did per organization that had
+ * anything to do.
+ */
+export async function applyPackAtStart(store: Store, installFor: string[]): Promise<PackAtStart[]> {
+  const orgs = [...new Set([...installFor, ...(await orgsWithPackLeadRules(store))])].sort();
+  const done: PackAtStart[] = [];
+  for (const orgId of orgs) {
+    const update = await updatePack(store, orgId);
+    if (update.written.length > 0 || update.left_alone.length > 0) done.push({ orgId, update });
+  }
+  return done;
 }
