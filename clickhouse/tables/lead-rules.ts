@@ -198,9 +198,9 @@ export async function orgsWithPackLeadRules(store: Store): Promise<string[]> {
 export async function deletedLeadRuleIds(store: Store, orgId: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const result = await store.query({
-    query: `SELECT toString(id) AS id FROM lead_rules WHERE org_id = {orgId:String} AND id IN {ids:Array(UUID)} GROUP BY id HAVING argMax(is_deleted, version) = 1`,
+    query: `SELECT toString(id) AS rule_id FROM lead_rules WHERE org_id = {orgId:String} AND id IN {ids:Array(UUID)} GROUP BY id HAVING argMax(is_deleted, version) = 1`,
     query_params: { orgId, ids },
     format: 'JSONEachRow',
   });
-  return new Set((await result.json<{ id: string }>()).map((r) => r.id));
+  return new Set((await result.json<{ rule_id: string }>()).map((r) => r.rule_id));
 }
