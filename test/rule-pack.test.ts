@@ -47,6 +47,12 @@ describe('the rule pack', () => {
     }
   });
 
+  it('is described rule by rule in docs/rules.md', () => {
+    const doc = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'rules.md'), 'utf8');
+    for (const rule of pack.rules) expect(doc, rule.id).toContain(`**\`${rule.id}\`** · ${rule.name} · ${rule.severity}`);
+    expect(doc).toContain(`${pack.rules.length} rules in 7 families`);
+  });
+
   it('uses the correlations the issue asks for: ordered sequences, first-seen values, distinct counts, suppression', () => {
     const byId = new Map(pack.rules.map((r) => [r.id, r.conditions]));
     expect(byId.get('auth-failures-then-success')).toMatchObject({ ordered: true, group_by: 'source.ip' });
