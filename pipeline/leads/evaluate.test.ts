@@ -253,6 +253,16 @@ describe.each<Kind>(['local', 'redis'])('lead rule conditions on %s hot state', 
       expect(await batch(state, windowed, [failure(at('11:00'), '192.0.2.3'), failure(at('11:01'), '192.0.2.3')])).toHaveLength(1);
     });
 
+    it('keeps the leads of a group a period apart whatever order their firings arrive in', async () => {
+      const state = await openState(kind, newPlace(kind));
+      const rule = leadRule({ pattern: 'event.outcome:failure', group_by: 'source.ip', suppress: '1h' });
+      expect(await batch(state, rule, [failure(at('12:00'), '192.0.2.4')])).toHaveLength(1);
+      expect(await batch(state, rule, [failure(at('10:00'), '192.0.2.4')])).toHaveLength(1);
+      // Within an hour of 10:00, though further from 12:00.
+      expect(await batch(state, rule, [failure(at('10:30'), '192.0.2.4'), failure(at('11:30'), '192.0.2.4')])).toEqual([]);
+      expect(await batch(state, rule, [failure(at('11:00'), '192.0.2.4'), failure(at('12:30'), '192.0.2.4')])).toHaveLength(1); // 11:00 is an hour from both
+    });
+
     it('keeps its period across a restart', async () => {
       const where = newPlace(kind);
       let state = await openState(kind, where);

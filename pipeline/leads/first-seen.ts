@@ -4,9 +4,12 @@
 //
 // The memory is a time-ordered set in hot state per rule and group: each
 // value at the time it was last seen. A value is new when the set does not
-// hold it, or holds it more than `days` before the event. An event older
-// than the value's last sighting never fires (a late event of a value
-// already reported). The memory is written only after the firings are
+// hold it, or holds it more than `days` before the event. Decisions follow
+// arrival: of a new value's events, the first to arrive fires (the earliest
+// when they come in one batch), and an event older than the value's last
+// sighting never fires (a late event of a value already reported). Events
+// of one group mostly arrive in order; over several Kafka partitions a later
+// event of a burst may be the one that fires. The memory is written only after the firings are
 // (Evaluation.markEmitted), so a batch retried after a crash decides the
 // same; a replayed event finds its value and does not fire again.
 //

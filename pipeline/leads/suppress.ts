@@ -1,14 +1,16 @@
-// Suppression: a rule with `suppress: P` raises, per group, no new firing
-// within P (event time, either side, so late events do not slip through) of
-// the last firing it raised for that group. A firing already raised is
-// still updated as its window grows. A scanner then gives one lead an hour,
-// not one a minute.
+// Suppression: a rule with `suppress: P` raises no firing for a group
+// within P (event time, either side) of another it raised for that group, so
+// a scanner gives one lead an hour, not one a minute. The leads a group gets
+// are at least P apart; a firing already raised is still updated as its
+// window grows. When events arrive out of order, which firing of a busy
+// period is the one raised depends on what arrived first.
 //
-// Hot state holds, per rule and group, the time of the latest firing raised
-// and, per firing raised, a mark (so its updates pass); both are written
-// after the firings are (Evaluation.markEmitted). Suppressed firings are
-// counted per rule and day they were suppressed on (the ids, so a retried
-// batch counts once), for GET /api/v1/lead-rules/:id.
+// Hot state holds, per rule and group, the firings raised (id at their time,
+// a time-ordered set), written after the firings are (Evaluation.markEmitted),
+// so a retried batch decides the same. Suppressed firings are counted per
+// rule and the day they were suppressed on (a set of their ids, so a retried
+// batch or a window suppressed as it grows counts once), for
+// GET /api/v1/lead-rules/:id.
 import { parseDuration } from '../../lib/duration.js';
 import type { HotState } from '../state/index.js';
 import type { Candidate } from './windows.js';
@@ -27,13 +29,21 @@ export async function suppressedCounts(state: HotState, ruleId: string, days: st
   return Promise.all(days.map(async (day) => (await state.windowStats(suppressedKey(ruleId, day)))?.count ?? 0));
 }
 
+function raisedKey({ firing }: Candidate): string {
+  return `leads:${firing.rule.id}:${firing.group}:raised`;
+}
+
+function periodMs({ firing }: Candidate): number {
+  return parseDuration(firing.rule.conditions.suppress!);
+}
+
 /** The candidates to emit, and what to remember once they are written. */
 export async function suppressFirings(candidates: Candidate[], state: HotState, now = Date.now()): Promise<{ kept: Candidate[]; commit(): Promise<void> }> {
   const kept: Candidate[] = [];
   const suppressed: Candidate[] = [];
-  /** The latest firing raised per rule and group, as this batch leaves it. */
-  const latest = new Map<string, number | null>();
   const raised: Candidate[] = [];
+  /** Times of the firings this batch raises, per raised set. */
+  const raisedNow = new Map<string, number[]>();
   const inTimeOrder = [...candidates].sort((a, b) => a.firing.firstSeen - b.firing.firstSeen);
   for (const candidate of inTimeOrder) {
     const { firing } = candidate;
@@ -41,23 +51,22 @@ export async function suppressFirings(candidates: Candidate[], state: HotState, 
       kept.push(candidate);
       continue;
     }
-    if ((await state.get(firedKey(firing.id))) !== null) {
+    const key = raisedKey(candidate);
+    if ((await state.windowTime(key, firing.id)) !== null) {
       kept.push(candidate); // an update of a firing raised before
       continue;
     }
-    const key = latestKey(candidate);
-    if (!latest.has(key)) {
-      const stored = await state.get(key);
-      latest.set(key, stored === null ? null : Number(stored));
-    }
-    const last = latest.get(key)!;
-    if (last !== null && Math.abs(firing.firstSeen - last) < suppressMs(candidate)) {
+    const period = periodMs(candidate);
+    const at = firing.firstSeen;
+    const near =
+      (raisedNow.get(key) ?? []).some((t) => Math.abs(t - at) < period) || (await state.windowEntries(key, at - period + 1, at + period - 1, 1)).length > 0;
+    if (near) {
       suppressed.push(candidate);
       continue;
     }
     kept.push(candidate);
     raised.push(candidate);
-    latest.set(key, last === null ? firing.firstSeen : Math.max(last, firing.firstSeen));
+    raisedNow.set(key, [...(raisedNow.get(key) ?? []), at]);
   }
 
   return {
@@ -65,22 +74,16 @@ export async function suppressFirings(candidates: Candidate[], state: HotState, 
     async commit() {
       const day = new Date(now).toISOString().slice(0, 10);
       await Promise.all([
-        ...raised.map((c) => state.set(firedKey(c.firing.id), '1', suppressMs(c) + DAY_MS)),
-        ...raised.map((c) => state.set(latestKey(c), String(latest.get(latestKey(c))), suppressMs(c) + DAY_MS)),
+        ...raised.map((c) => state.windowAdd(raisedKey(c), c.firing.id, c.firing.firstSeen, periodMs(c) + DAY_MS)),
         ...suppressed.map((c) => state.windowAdd(suppressedKey(c.firing.rule.id, day), c.firing.id, now, SUPPRESSED_DAYS * DAY_MS)),
       ]);
+      // Raised firings further back than a period and a day behind the newest no longer hold anything back.
+      const newest = new Map<string, { at: number; period: number }>();
+      for (const c of raised) {
+        const before = newest.get(raisedKey(c));
+        if (!before || c.firing.firstSeen > before.at) newest.set(raisedKey(c), { at: c.firing.firstSeen, period: periodMs(c) });
+      }
+      await Promise.all([...newest].map(([key, { at, period }]) => state.windowTrim(key, at - period - DAY_MS)));
     },
   };
-}
-
-function suppressMs({ firing }: Candidate): number {
-  return parseDuration(firing.rule.conditions.suppress!);
-}
-
-function latestKey({ firing }: Candidate): string {
-  return `leads:${firing.rule.id}:${firing.group}:suppress`;
-}
-
-function firedKey(firingId: string): string {
-  return `leads:fired:${firingId}`;
 }
