@@ -30,7 +30,7 @@ const StatusData = z.object({
   rules: z.array(RuleStatus),
 });
 
-const UpdateBody = z.object({
+const UpdateBody = z.strictObject({
   reset: z
     .array(z.string().min(1))
     .max(500)
