@@ -19,7 +19,6 @@ import { Severity } from '../clickhouse/severity.js';
 import { deletedLeadRuleIds, LeadRuleConditions, listPackLeadRules, orgsWithPackLeadRules, saveLeadRules, type LeadRule, type PackOrigin } from '../clickhouse/tables/lead-rules.js';
 import { stableId } from '../lib/ids.js';
 import { compileRule } from '../pipeline/leads/rules.js';
-import { parseQuery } from '../query/parse.js';
 
 export const PACK_DIR = path.join(import.meta.dirname, 'pack');
 
@@ -93,7 +92,7 @@ export function loadPack(dir: string = PACK_DIR): Pack {
       if (seen.has(rule.id)) throw new PackError(`${where}: id also used in ${seen.get(rule.id)}`);
       seen.set(rule.id, file);
       try {
-        for (const pattern of [rule.conditions.pattern, ...(rule.conditions.sequence ?? [])]) parseQuery(pattern);
+        // Compiles the pattern and every sequence step, as the rule stage will.
         compileRule(leadRuleOf(rule, version, 'check', new Date(0).toISOString()));
       } catch (err) {
         throw new PackError(`${where}: ${(err as Error).message}`);
@@ -196,19 +195,22 @@ export interface PackStatus {
   counts: Record<PackRuleState, number>;
 }
 
-function stateOf(rule: PackRule | undefined, installed: LeadRule & { origin: PackOrigin }, version: string): PackRuleState {
+/** An organization's copy of a pack rule. */
+type InstalledPackRule = LeadRule & { origin: PackOrigin };
+
+function stateOf(rule: PackRule | undefined, installed: InstalledPackRule, version: string): PackRuleState {
   if (ruleFingerprint(installed) !== installed.origin.fingerprint) return 'modified';
   if (!rule) return 'retired';
   if (compareVersions(installed.origin.pack_version, version) > 0) return 'newer';
   return installed.origin.pack_version === version && installed.origin.fingerprint === ruleFingerprint(rule) ? 'current' : 'outdated';
 }
 
-function isPackRule(rule: LeadRule): rule is LeadRule & { origin: PackOrigin } {
+function isPackRule(rule: LeadRule): rule is InstalledPackRule {
   return rule.origin?.format === 'pack';
 }
 
-/** Every rule of the pack, and every pack rule the organization holds, with where each stands. */
-export async function packStatus(store: Store, orgId: string, pack: Pack = shippedPack()): Promise<PackStatus> {
+/** The organization's pack rules by pack id, and where each rule of the pack (and each it holds) stands. */
+async function readPackState(store: Store, orgId: string, pack: Pack): Promise<{ installed: Map<string, InstalledPackRule>; status: PackStatus }> {
   const installed = new Map((await listPackLeadRules(store, orgId)).filter(isPackRule).map((r) => [r.origin.pack_id, r]));
   const missing = pack.rules.filter((r) => !installed.has(r.id));
   const deleted = await deletedLeadRuleIds(store, orgId, missing.map((r) => packRuleId(orgId, r.id)));
@@ -225,10 +227,15 @@ export async function packStatus(store: Store, orgId: string, pack: Pack = shipp
   for (const held of installed.values()) if (!shippedIds.has(held.origin.pack_id)) rules.push(statusOf(held, stateOf(undefined, held, pack.version), held.origin.family));
   const counts = { new: 0, current: 0, outdated: 0, modified: 0, deleted: 0, newer: 0, retired: 0 };
   for (const r of rules) counts[r.state]++;
-  return { version: pack.version, rules, counts };
+  return { installed, status: { version: pack.version, rules, counts } };
 }
 
-function statusOf(rule: LeadRule & { origin: PackOrigin }, state: PackRuleState, family: string | null): PackRuleStatus {
+/** Every rule of the pack, and every pack rule the organization holds, with where each stands. */
+export async function packStatus(store: Store, orgId: string, pack: Pack = shippedPack()): Promise<PackStatus> {
+  return (await readPackState(store, orgId, pack)).status;
+}
+
+function statusOf(rule: InstalledPackRule, state: PackRuleState, family: string | null): PackRuleStatus {
   return {
     pack_id: rule.origin.pack_id,
     name: rule.name,
@@ -276,12 +283,11 @@ const LEFT_ALONE_REASONS: Partial<Record<PackRuleState, string>> = {
  * Idempotent: ids are stable, and an up-to-date organization gets no writes.
  */
 export async function updatePack(store: Store, orgId: string, options: PackUpdateOptions = {}, pack: Pack = shippedPack()): Promise<PackUpdate> {
-  const status = await packStatus(store, orgId, pack);
-  const reset = new Set(options.reset ?? []);
-  const unknown = [...reset].filter((id) => !pack.rules.some((r) => r.id === id));
-  if (unknown.length) throw new PackError(`not in pack ${pack.version}: ${unknown.join(', ')}`);
   const byId = new Map(pack.rules.map((r) => [r.id, r]));
-  const current = new Map((await listPackLeadRules(store, orgId)).filter(isPackRule).map((r) => [r.origin.pack_id, r]));
+  const reset = new Set(options.reset ?? []);
+  const unknown = [...reset].filter((id) => !byId.has(id));
+  if (unknown.length) throw new PackError(`not in pack ${pack.version}: ${unknown.join(', ')}`);
+  const { installed: current, status } = await readPackState(store, orgId, pack);
   const now = new Date().toISOString();
   const result: PackUpdate = { version: pack.version, installed: [], updated: [], retired: [], reset: [], unchanged: 0, left_alone: [], written: [] };
   for (const entry of status.rules) {
@@ -311,8 +317,10 @@ export async function updatePack(store: Store, orgId: string, options: PackUpdat
       case 'current':
         result.unchanged++;
         break;
-      default:
-        result.left_alone.push({ pack_id: entry.pack_id, rule_id: entry.rule_id, state: entry.state, reason: LEFT_ALONE_REASONS[entry.state]! });
+      default: {
+        const reason = rule ? LEFT_ALONE_REASONS[entry.state]! : 'no longer in the pack, and changed by a user';
+        result.left_alone.push({ pack_id: entry.pack_id, rule_id: entry.rule_id, state: entry.state, reason });
+      }
     }
   }
   if (options.dryRun) return { ...result, written: [] };
