@@ -17,6 +17,7 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
+import { leadRulePackRoutes } from './routes/lead-rule-pack.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { decoderRoutes } from './routes/decoders.js';
 import { metaRoutes } from './routes/meta.js';
@@ -49,6 +50,8 @@ export function allRoutes(): Route[] {
     ...samlRoutes,
     ...artifactRoutes,
     ...graphRoutes,
+    // Before the lead-rule routes: /v1/lead-rules/pack is not a rule id.
+    ...leadRulePackRoutes,
     ...leadRuleRoutes,
     ...decoderRoutes,
     ...observationRoutes,

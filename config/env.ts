@@ -145,6 +145,7 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 100),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_DEFAULT_RULES: withDefault(z.enum(['on', 'off'], { message: 'must be on or off' }), 'on'),
   CAIRN_PIPELINE_TOPOLOGY: withDefault(z.enum(TOPOLOGIES), 'fused'),
   CAIRN_PIPELINE_WORKERS: withDefault(z.coerce.number().int().min(0).max(64), DEFAULT_WORKERS),
   CAIRN_OUTBOUND_ALLOW: withDefault(outboundAllow, ''),
@@ -229,6 +230,11 @@ export interface Config {
   graph: GraphScopes;
   identity: IdentityConfig;
   operations: OperationsConfig;
+  /**
+   * The shipped lead-rule pack (rules/pack, docs/rules.md): installed when the first admin is made on an
+   * empty store, and its rules brought up to date at start where the user has not changed them. Off: neither.
+   */
+  defaultRules: boolean;
   /** Threat intelligence (docs/threat-intel.md): days of stored events a retro-hunt searches. */
   threatIntel: { retroHuntDays: number };
   /** Reports taken as snapshots once a day (empty: none). */
@@ -352,6 +358,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
     reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
+    defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,

@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { apiTarget, unreachable, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
+import { packCommand } from './rules-pack.js';
 
 interface ImportOptions extends ApiTargetOptions {
   disabled?: boolean;
@@ -91,5 +92,5 @@ function importCommand(): Command {
 }
 
 export function rulesCommand(): Command {
-  return new Command('rules').description('lead rules: import Sigma rules').addCommand(importCommand());
+  return new Command('rules').description('lead rules: import Sigma rules, the shipped rule pack').addCommand(importCommand()).addCommand(packCommand());
 }
