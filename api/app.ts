@@ -18,6 +18,7 @@ import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
+import { leadRuleBackfillRoutes } from './routes/lead-rule-backfills.js';
 import { decoderRoutes } from './routes/decoders.js';
 import { metaRoutes } from './routes/meta.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -49,6 +50,7 @@ export function allRoutes(): Route[] {
     ...artifactRoutes,
     ...graphRoutes,
     ...leadRuleRoutes,
+    ...leadRuleBackfillRoutes,
     ...decoderRoutes,
     ...observationRoutes,
     ...incidentRoutes,
