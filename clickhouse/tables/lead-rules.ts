@@ -15,6 +15,12 @@ export const LeadRuleConditions = z.object({
   count_distinct: z.string().optional(),
   /** Fire when each of these patterns matched in one window per group (Sigma temporal). */
   sequence: z.array(z.string()).optional(),
+  /** With sequence: the patterns must match in this order of event time, the last within `window` of the first (Sigma temporal_ordered). */
+  ordered: z.boolean().optional(),
+  /** Fire on an event whose value of `field` was not seen for its group in the last `days` days of event time. */
+  first_seen: z.object({ field: z.string(), days: z.number().int() }).optional(),
+  /** After the rule fired for a group, raise nothing more for that group for this long (a duration, event time). */
+  suppress: z.string().optional(),
 });
 export type LeadRuleConditions = z.infer<typeof LeadRuleConditions>;
 

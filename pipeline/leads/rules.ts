@@ -10,33 +10,58 @@ import { compileMatcher, type PreparedTarget } from '../../query/match.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
 
+/**
+ * How a rule's matches become firings (evaluate.ts):
+ * - `event`: every matching event fires;
+ * - `window`: N matching events (or distinct keys) in one tumbling window (threshold, count_distinct, sequence);
+ * - `ordered`: the steps of a sequence in their order of event time, the last within the window of the first;
+ * - `first_seen`: a value of a field new for its group in the memory's span of event time.
+ */
+export type RuleKind = 'event' | 'window' | 'ordered' | 'first_seen';
+
 export interface CompiledRule {
   rule: LeadRule;
+  kind: RuleKind;
   matches: (target: PreparedTarget) => boolean;
-  /** Set together: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
+  /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
+  /** window and ordered: the window's length. */
   windowMs?: number;
   /** Count per value of this field. */
   groupBy?: string;
   /**
-   * What a window counts instead of events: the distinct values of a field
-   * (count_distinct), or which patterns of a sequence matched (all of them fire).
+   * What a match carries besides the event: the distinct values of a field
+   * (count_distinct, first_seen), or which patterns of a sequence the event
+   * matches (by index).
    */
   countKeys?: (target: PreparedTarget) => string[];
+  /** ordered: how many patterns the sequence has. */
+  steps?: number;
+  /** first_seen: how long a value is remembered for its group, in event time. */
+  memoryMs?: number;
 }
 
+const DAY_MS = 86_400_000;
+
 export function compileRule(rule: LeadRule): CompiledRule {
-  const { pattern, threshold, window, group_by, count_distinct, sequence } = rule.conditions;
-  const compiled: CompiledRule = { rule, matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
+  const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
+  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
   if (sequence && window) {
     const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
+    compiled.kind = ordered ? 'ordered' : 'window';
     compiled.threshold = parts.length;
+    compiled.steps = parts.length;
     compiled.windowMs = parseDuration(window);
     compiled.countKeys = (target) => parts.flatMap((part, i) => (part(target) ? [String(i)] : []));
   } else if (threshold && window) {
+    compiled.kind = 'window';
     compiled.threshold = threshold;
     compiled.windowMs = parseDuration(window);
     if (count_distinct) compiled.countKeys = (target) => target.values(count_distinct);
+  } else if (first_seen) {
+    compiled.kind = 'first_seen';
+    compiled.memoryMs = first_seen.days * DAY_MS;
+    compiled.countKeys = (target) => [...new Set(target.values(first_seen.field))];
   }
   return compiled;
 }

@@ -138,13 +138,28 @@ export class LocalState implements HotState {
   }
 
   async windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]> {
+    return (await this.windowEntries(key, fromMs, toMs)).map((e) => e.member);
+  }
+
+  async windowEntries(key: string, fromMs: number, toMs: number, limit?: number): Promise<{ member: string; at: number }[]> {
+    const members = this.windowOf(key);
+    if (!members) return [];
+    const entries: { member: string; at: number }[] = [];
+    for (const [member, at] of members) if (at >= fromMs && at <= toMs) entries.push({ member, at });
+    // Ties in time order by member, as Redis orders equal scores.
+    entries.sort((a, b) => a.at - b.at || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    return limit === undefined ? entries : entries.slice(0, limit);
+  }
+
+  async windowTime(key: string, member: string): Promise<number | null> {
+    return this.windowOf(key)?.get(member) ?? null;
+  }
+
+  private windowOf(key: string): Map<string, number> | null {
     const entry = this.liveEntry(key);
-    if (!entry) return [];
+    if (!entry) return null;
     if (entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
-    return [...entry.members]
-      .filter(([, s]) => s >= fromMs && s <= toMs)
-      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
-      .map(([m]) => m);
+    return entry.members;
   }
 
   async windowStats(key: string): Promise<{ count: number; first: number; last: number } | null> {

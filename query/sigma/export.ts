@@ -148,7 +148,9 @@ function detection(pattern: string, mapping: LogsourceMapping | null): Record<st
 /** The rule as Sigma YAML: one document, or a base rule and a correlation for threshold, distinct-value and sequence rules. */
 export function toSigma(rule: LeadRule): string {
   const origin = rule.origin;
-  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence } = rule.conditions;
+  // suppress is noise control, not detection: Sigma has no word for it, and the rule detects the same without it.
+  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence, ordered, first_seen: firstSeen } = rule.conditions;
+  if (firstSeen) throw new NotExpressible('first_seen (a value new for its group) has no Sigma correlation');
   const logsource = origin?.logsource ?? { product: 'cairn', ...(source ? { service: source } : {}) };
   const mapping = findLogsource(logsource);
   const meta = {
@@ -181,7 +183,7 @@ export function toSigma(rule: LeadRule): string {
   }));
   const field = (ecs: string) => sigmaField(mapping, ecs);
   const correlation = {
-    type: sequence ? 'temporal' : distinct ? 'value_count' : 'event_count',
+    type: sequence ? (ordered ? 'temporal_ordered' : 'temporal') : distinct ? 'value_count' : 'event_count',
     rules: bases.map((b) => b.name),
     ...(groupBy ? { 'group-by': [field(groupBy)] } : {}),
     // Sigma's duration units s, m, h, d are cairn's.
