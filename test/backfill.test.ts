@@ -1,7 +1,8 @@
 // Lead-rule backfills (docs/backfill.md), through the API on both buses: a
 // rule created after its events were ingested, run over them, raises what
-// the same rule raised live (threshold, count_distinct, sequence and
-// single-event rules), marked as a backfill's; a second run raises nothing
+// the same rule raised live (threshold, count_distinct, sequence, ordered
+// sequence, first_seen, suppressed and single-event rules), marked as a
+// backfill's; a second run raises nothing
 // new; permissions and conflicts; a job interrupted by a restart resumes from
 // its cursor to the same result; `cairn rules backfill` shows its progress.
 import { spawn } from 'node:child_process';
@@ -29,6 +30,10 @@ const RULES = [
   { name: 'many ports', severity: 'medium', conditions: { pattern: '"Failed password"', threshold: 3, window: '10m', group_by: 'source.ip', count_distinct: 'source.port' } },
   { name: 'guess then in', severity: 'critical', conditions: { pattern: '"Failed password" OR Accepted', window: '1h', group_by: 'host.hostname', sequence: ['"Failed password"', 'Accepted'] } },
   { name: 'accepted', severity: 'low', conditions: { pattern: 'Accepted' } },
+  // The conditions of the rule engine's own kinds (pipeline/leads/ordered.ts, first-seen.ts, suppress.ts).
+  { name: 'guessed in order', severity: 'high', conditions: { pattern: '"Failed password" OR Accepted', window: '10m', group_by: 'host.hostname', sequence: ['"Failed password"', 'Accepted'], ordered: true } },
+  { name: 'new address for account', severity: 'medium', conditions: { pattern: '"Failed password"', first_seen: { field: 'source.ip', days: 30 }, group_by: 'user.name' } },
+  { name: 'brute force, hourly', severity: 'high', conditions: { pattern: '"Failed password"', threshold: 5, window: '5m', group_by: 'source.ip', suppress: '1h' } },
 ];
 
 interface Observation {
@@ -182,6 +187,19 @@ describe.each(BUS_KINDS)('lead-rule backfill on the %s bus', (kind) => {
     const inRange = all.filter((o) => windowOf(o) >= Date.parse(start));
     expect(inRange.length).toBeLessThan(all.length);
     expect(raised.map(windowOf).sort()).toEqual(inRange.map(windowOf).sort());
+  });
+
+  it('remembers, from before the range, what the rule would have remembered: a value seen earlier is not new in it', async () => {
+    const id = await createRule(api, token, { ...RULES.find((r) => r.name === 'new address for account')!, name: 'new address, ranged' });
+    const all = await observationsOf(api, token, live.get('new address for account')!);
+    const times = all.map((o) => Date.parse(o.created_at)).sort((a, b) => a - b);
+    expect(times.length).toBeGreaterThanOrEqual(3);
+    // After the second address was first seen: the first two keep failing in the range, but were seen before it.
+    const start = new Date(times[1]! + 1).toISOString();
+    const job = await backfill(api, token, id, { start });
+    const raised = await observationsOf(api, token, id);
+    expect(job.matched).toBeGreaterThan(raised.length);
+    expect(raised.map((o) => o.created_at).sort()).toEqual(all.filter((o) => Date.parse(o.created_at) >= Date.parse(start)).map((o) => o.created_at).sort());
   });
 
   it('refuses callers without signals:manage, other organizations and bad ranges; answers 409 while the rule has a backfill unfinished', async () => {

@@ -79,12 +79,16 @@ export class BackfillFailure extends Error {}
 
 /**
  * How far before a point of event time the rule's state reaches: the events
- * of this span before the point decide what the rule holds at it (a
- * tumbling window holding the point began at most one window earlier).
+ * of this span before the point decide what the rule holds at it. A
+ * tumbling window holding the point began at most one window earlier, and
+ * an ordered sequence ending after it began at most one window earlier; a
+ * first_seen rule remembers values its `days`; a firing suppressing others
+ * after the point began at most the suppression period before it, and its
+ * own events go back a window further.
  */
 export function stateLookbackMs(rule: LeadRule): number {
-  const { window } = rule.conditions;
-  return window ? parseDuration(window) : 0;
+  const { window, first_seen, suppress } = rule.conditions;
+  return (window ? parseDuration(window) : 0) + (first_seen ? first_seen.days * 86_400_000 : 0) + (suppress ? parseDuration(suppress) : 0);
 }
 
 /** Whether an event comes after a cursor in the order (event time, artifact id) events are read in. */
