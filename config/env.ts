@@ -175,7 +175,7 @@ const EnvSchema = z.object({
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
   CAIRN_RETROHUNT_DAYS: withDefault(positiveInt.max(3650), 30),
-  CAIRN_RULES_BACKFILL_DAYS: withDefault(z.coerce.number().int().min(0).max(90), 0),
+  CAIRN_RULES_BACKFILL_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 0),
   CAIRN_BACKFILL_PAGE_SIZE: withDefault(positiveInt.max(100_000), 5000),
   CAIRN_REPORT_SNAPSHOTS: withDefault(
     z

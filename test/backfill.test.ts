@@ -34,6 +34,8 @@ const RULES = [
   { name: 'guessed in order', severity: 'high', conditions: { pattern: '"Failed password" OR Accepted', window: '10m', group_by: 'host.hostname', sequence: ['"Failed password"', 'Accepted'], ordered: true } },
   { name: 'new address for account', severity: 'medium', conditions: { pattern: '"Failed password"', first_seen: { field: 'source.ip', days: 30 }, group_by: 'user.name' } },
   { name: 'brute force, hourly', severity: 'high', conditions: { pattern: '"Failed password"', threshold: 5, window: '5m', group_by: 'source.ip', suppress: '1h' } },
+  // An allow-list (docs/noise-control.md): the busiest attacker's network and the private ranges never match.
+  { name: 'brute force, allowed', severity: 'high', conditions: { pattern: '"Failed password" NOT source.ip:(202.109.143.0/24 OR 10.0.0.0/8 OR 192.168.0.0/16)', threshold: 5, window: '5m', group_by: 'source.ip' } },
 ];
 
 interface Observation {
@@ -100,7 +102,7 @@ describe.each(BUS_KINDS)('lead-rule backfill on the %s bus', (kind) => {
   const late = new Map<string, string>();
 
   beforeAll(async () => {
-    api = await startTestApi({ distributed: kind === 'kafka', stages: FUSED_STAGES, env: { CAIRN_BACKFILL_PAGE_SIZE: '100' } });
+    api = await startTestApi({ distributed: kind === 'kafka', stages: FUSED_STAGES, env: { CAIRN_BACKFILL_PAGE_SIZE: '100', CAIRN_RULES_BACKFILL_DAYS: '3650' } });
     token = api.token();
     for (const rule of RULES) live.set(rule.name, await createRule(api, token, rule));
     await ingestLines(api, token, LINES);
@@ -143,6 +145,17 @@ describe.each(BUS_KINDS)('lead-rule backfill on the %s bus', (kind) => {
         });
         expect(Number((await result.json<{ n: string }>())[0]!.n), rule.name).toBe(raised.length);
       }, 30_000, 100);
+    }
+  });
+
+  it('keeps an allow-list\'s addresses out, live and over history', async () => {
+    const everyone = await observationsOf(api, token, live.get('brute force')!);
+    expect(everyone.some((o) => o.description.includes('202.109.143.106'))).toBe(true);
+    for (const id of [live.get('brute force, allowed')!, late.get('brute force, allowed')!]) {
+      const allowed = await observationsOf(api, token, id);
+      expect(allowed.length).toBeGreaterThan(0);
+      expect(allowed.filter((o) => o.description.includes('202.109.143.'))).toEqual([]);
+      expect(allowed.length).toBe(everyone.filter((o) => !o.description.includes('202.109.143.106')).length);
     }
   });
 
@@ -200,6 +213,43 @@ describe.each(BUS_KINDS)('lead-rule backfill on the %s bus', (kind) => {
     const raised = await observationsOf(api, token, id);
     expect(job.matched).toBeGreaterThan(raised.length);
     expect(raised.map((o) => o.created_at).sort()).toEqual(all.filter((o) => Date.parse(o.created_at) >= Date.parse(start)).map((o) => o.created_at).sort());
+  });
+
+  it('backfills the rules an import enables over the last days when asked (backfill_days), not the others', async () => {
+    const sigma = (id: string, title: string) =>
+      `title: ${title}\nid: ${id}\nstatus: test\nlogsource:\n  product: linux\n  service: sshd\ndetection:\n  keywords:\n    - 'Accepted publickey'\n  condition: keywords\nlevel: low\n`;
+    const rules = [sigma('6a1b2c3d-0000-4000-8000-00000000a001', 'Key login'), sigma('6a1b2c3d-0000-4000-8000-00000000a002', 'Key login, disabled')].join('---\n');
+    const first = await api.request('POST', '/api/v1/lead-rules/import', { token, body: { rules: rules.split('---\n')[1], enabled: false, backfill_days: 400 } });
+    expect(first.status, first.text).toBe(200);
+    expect((first.body.data as { results: { backfill_job_id: string | null }[] }).results).toEqual([expect.objectContaining({ backfill_job_id: null })]);
+
+    const res = await api.request('POST', '/api/v1/lead-rules/import', { token, body: { rules: rules.split('---\n')[0], backfill_days: 400 } });
+    expect(res.status, res.text).toBe(200);
+    const [result] = (res.body.data as { results: { rule_id: string; backfill_job_id: string | null }[] }).results;
+    expect(result!.backfill_job_id).toMatch(/^[0-9a-f-]{36}$/);
+    const job = await eventually(async () => {
+      const j = await get<Job>(api, token, `/api/v1/lead-rules/${result!.rule_id}/backfill/${result!.backfill_job_id}`);
+      expect(j.status, j.error).toBe('succeeded');
+      return j;
+    }, 60_000, 100);
+    const accepted = LINES.filter((l) => l.includes('Accepted publickey')).length;
+    expect(job).toMatchObject({ trigger: 'enable', raised: accepted, matched: accepted });
+    expect(Date.parse(job.end) - Date.parse(job.start)).toBe(400 * 86_400_000);
+    // Imported again: already enabled, so nothing is queued.
+    const again = await api.request('POST', '/api/v1/lead-rules/import', { token, body: { rules: rules.split('---\n')[0], backfill_days: 400 } });
+    expect((again.body.data as { results: { backfill_job_id: string | null }[] }).results[0]!.backfill_job_id).toBeNull();
+
+    // The disabled one switched on later backfills the CAIRN_RULES_BACKFILL_DAYS the server is set to; a rule written by hand does not.
+    const disabledId = (first.body.data as { results: { rule_id: string }[] }).results[0]!.rule_id;
+    const enabled = await api.request('PUT', `/api/v1/lead-rules/${disabledId}`, { token, body: { enabled: true } });
+    expect(enabled.body.message).toMatch(/^Lead rule updated; backfill job [0-9a-f-]{36} queued$/);
+    const [onEnable] = (await get<{ jobs: Job[] }>(api, token, `/api/v1/lead-rules/${disabledId}/backfill`)).jobs;
+    expect(onEnable).toMatchObject({ trigger: 'enable' });
+    expect(Date.parse(onEnable!.end) - Date.parse(onEnable!.start)).toBe(3650 * 86_400_000);
+    const byHand = await createRule(api, token, { name: 'by hand', severity: 'low', conditions: { pattern: 'Accepted' } });
+    await api.request('PUT', `/api/v1/lead-rules/${byHand}`, { token, body: { enabled: false } });
+    expect((await api.request('PUT', `/api/v1/lead-rules/${byHand}`, { token, body: { enabled: true } })).body.message).toBe('Lead rule updated');
+    await eventually(async () => expect((await get<Job>(api, token, `/api/v1/lead-rules/${disabledId}/backfill/${onEnable!.id}`)).status).toBe('succeeded'), 60_000, 100);
   });
 
   it('refuses callers without signals:manage, other organizations and bad ranges; answers 409 while the rule has a backfill unfinished', async () => {

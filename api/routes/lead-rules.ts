@@ -169,7 +169,7 @@ const ImportBody = z.object({
   backfill_days: z
     .int('backfill_days must be an integer')
     .min(0)
-    .max(90, 'backfill_days must be at most 90')
+    .max(3650, 'backfill_days must be at most 3650')
     .optional()
     .describe('run each rule this import enables (new, or disabled before) over the stored events of the last N days, as a backfill job (docs/backfill.md); default CAIRN_RULES_BACKFILL_DAYS (0: none)'),
 });
