@@ -56,11 +56,7 @@ export async function backfillEventsAfter(store: Store, selection: BackfillSelec
      ORDER BY at, id LIMIT 1 BY at, id LIMIT ${params.add(limit, 'UInt32')}`,
     params,
   )) as (Omit<StoredEvent, 'artifact_id'> & { id: string; at: string | number })[];
-  const artifacts = await artifactsByKey(
-    store,
-    selection.orgId,
-    rows.map((r) => ({ id: r.id, timestamp: r.timestamp })),
-  );
+  const artifacts = await artifactsByKey(store, selection.orgId, rows.map((r) => ({ id: r.id, timestamp: r.timestamp })));
   const raw = new Map(artifacts.map((a) => [a.id, a.raw]));
   return rows.map(({ id, ...r }) => ({
     ...r,

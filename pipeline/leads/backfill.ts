@@ -215,10 +215,7 @@ export async function runBackfill(deps: BackfillDeps, queued: BackfillJob, optio
       const last = page[page.length - 1]!;
       after = { at: last.at, artifactId: last.artifact_id };
       const writing = new Set(page.filter((e) => isAfter(e, writeFrom)).map((e) => e.artifact_id));
-      const matches = findMatches(
-        page.map((e) => enrichedFromStored(e, e.raw)),
-        rulesFor,
-      );
+      const matches = findMatches(page.map((e) => enrichedFromStored(e, e.raw)), rulesFor);
       // One firing per id from the page, its last version: a window that grows over the page is written once.
       const firings = new Map<string, Firing>();
       for (const batch of batches(matches, (m) => writing.has(m.event.artifact_id))) {
