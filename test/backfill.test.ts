@@ -102,7 +102,10 @@ describe.each(BUS_KINDS)('lead-rule backfill on the %s bus', (kind) => {
   const late = new Map<string, string>();
 
   beforeAll(async () => {
-    api = await startTestApi({ distributed: kind === 'kafka', stages: FUSED_STAGES, env: { CAIRN_BACKFILL_PAGE_SIZE: '100', CAIRN_RULES_BACKFILL_DAYS: '3650' } });
+    // One partition: the live run sees the lines in the order of the file, which is their order in event time. Over several, rules
+    // that decide by arrival (ordered context, first_seen, suppress) raise what arrived first, and a backfill raises what came first.
+    const env = { CAIRN_BACKFILL_PAGE_SIZE: '100', CAIRN_RULES_BACKFILL_DAYS: '3650', CAIRN_KAFKA_PARTITIONS: '1' };
+    api = await startTestApi({ distributed: kind === 'kafka', stages: FUSED_STAGES, env });
     token = api.token();
     for (const rule of RULES) live.set(rule.name, await createRule(api, token, rule));
     await ingestLines(api, token, LINES);
@@ -331,7 +334,13 @@ describe('a backfill interrupted by a restart', () => {
       const resumed = await get<Job>(api, token, `/api/v1/lead-rules/${lateId}/backfill/${job.id}`);
       expect(resumed).toMatchObject({ status: 'running', events_done: stopped.events_done, evaluated_to: new Date(stopped.cursor!.at).toISOString() });
       expect(resumed.progress).toBeCloseTo(stopped.events_done / total, 5);
+      // Had the process died rather than stopped, its lease would still hold the job a while: nobody takes it before it lapses.
+      await api.runtime.state.set(`backfill:lease:${job.id}`, 'a process that died', 1500);
       await api.runtime.backfills.check();
+      expect(api.runtime.backfills.runningJobs()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 1600));
+      await api.runtime.backfills.check();
+      expect(api.runtime.backfills.runningJobs()).toEqual([job.id]);
       const done = await eventually(
         async () => {
           const j = await get<Job>(api, token, `/api/v1/lead-rules/${lateId}/backfill/${job.id}`);
