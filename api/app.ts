@@ -19,6 +19,7 @@ import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
 import { leadRulePackRoutes } from './routes/lead-rule-pack.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
+import { leadRuleBackfillRoutes } from './routes/lead-rule-backfills.js';
 import { decoderRoutes } from './routes/decoders.js';
 import { metaRoutes } from './routes/meta.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -53,6 +54,7 @@ export function allRoutes(): Route[] {
     // Before the lead-rule routes: /v1/lead-rules/pack is not a rule id.
     ...leadRulePackRoutes,
     ...leadRuleRoutes,
+    ...leadRuleBackfillRoutes,
     ...decoderRoutes,
     ...observationRoutes,
     ...incidentRoutes,

@@ -139,6 +139,8 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
   const subscriptions = await startStages(runtime, stageNames);
   const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
   const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
+  // Backfill jobs run where the API does; the first check takes up those a restart interrupted.
+  if (identity) runtime.backfills.start();
   return async () => {
     stopSnapshots();
     stopFeeds();

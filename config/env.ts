@@ -176,6 +176,8 @@ const EnvSchema = z.object({
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
   CAIRN_RETROHUNT_DAYS: withDefault(positiveInt.max(3650), 30),
+  CAIRN_RULES_BACKFILL_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 0),
+  CAIRN_BACKFILL_PAGE_SIZE: withDefault(positiveInt.max(100_000), 5000),
   CAIRN_REPORT_SNAPSHOTS: withDefault(
     z
       .string()
@@ -237,6 +239,11 @@ export interface Config {
   defaultRules: boolean;
   /** Threat intelligence (docs/threat-intel.md): days of stored events a retro-hunt searches. */
   threatIntel: { retroHuntDays: number };
+  /**
+   * Lead-rule backfills (docs/backfill.md): days a pack or imported Sigma
+   * rule is run over when it is enabled (0: not), and events read per page.
+   */
+  backfill: { onEnableDays: number; pageSize: number };
   /** Reports taken as snapshots once a day (empty: none). */
   reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
 }
@@ -360,6 +367,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
     defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
+    backfill: { onEnableDays: env.CAIRN_RULES_BACKFILL_DAYS, pageSize: env.CAIRN_BACKFILL_PAGE_SIZE },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,
