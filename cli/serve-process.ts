@@ -14,7 +14,7 @@ import { startSnapshotSchedule } from '../reports/snapshots.js';
 import { OutboundClient } from '../lib/outbound/client.js';
 import { startSyncSchedule } from '../threatintel/schedule.js';
 import { announceChange } from '../pipeline/state/index.js';
-import { applyPackAtStart } from '../rules/pack.js';
+import { applyPackAtStart, installedBy } from '../rules/pack.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
 
 export type Kind = 'start' | 'api' | 'worker';
@@ -60,6 +60,9 @@ async function keepRulePackCurrent(runtime: Runtime, firstAdminMade: boolean): P
   for (const { orgId, update } of done) {
     const counts = { installed: update.installed.length, updated: update.updated.length, retired: update.retired.length, left_alone: update.left_alone.length };
     logger.info({ org: orgId, version: update.version, ...counts }, 'rule pack brought up to date');
+    // A pack rule an upgrade adds looks back over the history already stored; a fresh install has none.
+    const freshInstall = firstAdminMade && orgId === config.orgId;
+    if (!freshInstall) await runtime.backfills.queueOnEnable(installedBy(update), config.backfill.onEnableDays, 'rule pack');
     for (const rule of update.left_alone) logger.info({ org: orgId, pack_id: rule.pack_id, rule_id: rule.rule_id, state: rule.state }, `rule pack: left alone: ${rule.reason}`);
     if (firstAdminMade && orgId === config.orgId && update.installed.length > 0) {
       process.stdout.write(

@@ -270,6 +270,12 @@ export interface PackUpdate {
   written: LeadRule[];
 }
 
+/** The rules an update installed (not those it replaced or reset): the ones that may look back over history (docs/backfill.md). */
+export function installedBy(update: PackUpdate): LeadRule[] {
+  const installed = new Set(update.installed);
+  return update.written.filter((r) => isPackRule(r) && installed.has(r.origin.pack_id));
+}
+
 const LEFT_ALONE_REASONS: Partial<Record<PackRuleState, string>> = {
   modified: 'changed by a user since the pack wrote it (reset it to take the pack version)',
   deleted: 'deleted by a user (reset it to install it again)',

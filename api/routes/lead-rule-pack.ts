@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { Severity } from '../../clickhouse/severity.js';
 import { announceChange } from '../../pipeline/state/index.js';
-import { PackError, packStatus, updatePack, type PackRuleState } from '../../rules/pack.js';
+import { PackError, installedBy, packStatus, updatePack, type PackRuleState } from '../../rules/pack.js';
 import { badRequest } from '../http-error.js';
 import { defineRoute } from '../route.js';
 
@@ -85,6 +85,8 @@ export const leadRulePackRoutes = [
       }
       const { written, ...summary } = result;
       if (written.length > 0) await announceChange(deps.state, 'lead-rules');
+      // Rules the pack adds may look back over history, as imported ones do (CAIRN_RULES_BACKFILL_DAYS, docs/backfill.md).
+      await deps.backfills.queueOnEnable(installedBy(result), deps.config.backfill.onEnableDays, auth.email ?? auth.subject);
       const verb = body.dry_run ? 'would install' : 'installed';
       return {
         message: `rule pack ${result.version}: ${verb} ${result.installed.length}, updated ${result.updated.length}, reset ${result.reset.length}, retired ${result.retired.length}, left ${result.left_alone.length} alone`,

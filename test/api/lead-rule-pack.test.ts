@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getLeadRule, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { applyPackAtStart, packRuleId, shippedPack, updatePack, type Pack } from '../../rules/pack.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { eventually } from '../helpers/buses.js';
 
 let api: TestApi;
 const pack = shippedPack();
@@ -192,5 +193,35 @@ describe('the rule pack through the API', () => {
     const doc = (await api.request('GET', '/api/v1/openapi.json')).body as unknown as { paths: Record<string, Record<string, { 'x-permission': string }>> };
     expect(doc.paths['/api/v1/lead-rules/pack']!.get!['x-permission']).toBe('signals:read');
     expect(doc.paths['/api/v1/lead-rules/pack/update']!.post!['x-permission']).toBe('signals:manage');
+  });
+});
+
+describe('a pack update on a server that backfills rules as they are enabled', () => {
+  let backfilling: TestApi;
+  beforeAll(async () => {
+    backfilling = await startTestApi({ env: { CAIRN_RULES_BACKFILL_DAYS: '30' } });
+  });
+  afterAll(async () => {
+    await backfilling?.close();
+  });
+
+  it('queues a backfill over CAIRN_RULES_BACKFILL_DAYS for each rule it installs, and none for rules it only confirms', async () => {
+    const orgId = `org-backfill-${Date.now()}`;
+    const token = backfilling.token('all', orgId);
+    const jobsOf = async (ruleId: string) => {
+      const res = await backfilling.request('GET', `/api/v1/lead-rules/${ruleId}/backfill`, { token });
+      expect(res.status, res.text).toBe(200);
+      return (res.body.data as { jobs: { trigger: string; status: string; start: string; end: string }[] }).jobs;
+    };
+    const first = (await backfilling.request('POST', '/api/v1/lead-rules/pack/update', { token, body: {} })).body.data as Update;
+    expect(first.installed.length).toBe(pack.rules.length);
+    const brute = packRuleId(orgId, 'auth-brute-force');
+    const [job] = await jobsOf(brute);
+    expect(job).toMatchObject({ trigger: 'enable' });
+    expect(Date.parse(job!.end) - Date.parse(job!.start)).toBe(30 * 86_400_000);
+    await eventually(async () => expect((await jobsOf(brute)).map((j) => j.status)).toEqual(['succeeded']), 60_000, 200);
+    const again = (await backfilling.request('POST', '/api/v1/lead-rules/pack/update', { token, body: {} })).body.data as Update;
+    expect(again.installed).toEqual([]);
+    expect(await jobsOf(brute)).toHaveLength(1);
   });
 });
