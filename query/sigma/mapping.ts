@@ -41,8 +41,8 @@ const DNS: QueryNode = { kind: 'exists', field: 'dns.question.name' };
 /** Sources whose fields are the parser's own: only the common table and ECS names apply. */
 const NO_FIELDS = lookupTable<string>({});
 
-/** Web server and proxy logs share the W3C/Sigma field names. */
-const WEB_FIELDS = lookupTable<string>({
+/** Web server and proxy logs share the W3C/Sigma field names; Sigma's Zeek http rules use them too. */
+const W3C_WEB_NAMES: Record<string, string> = {
   'c-ip': 'source.ip',
   'c-uri': 'url.original',
   'cs-uri': 'url.original',
@@ -72,7 +72,8 @@ const WEB_FIELDS = lookupTable<string>({
   'dst_ip': 'destination.ip',
   'dst_port': 'destination.port',
   'src_ip': 'source.ip',
-});
+};
+const WEB_FIELDS = lookupTable<string>(W3C_WEB_NAMES);
 
 const DNS_FIELDS = lookupTable<string>({
   query: 'dns.question.name',
