@@ -63,6 +63,7 @@ export function readOnlyStatement(text: string, formatClause: 'refuse' | 'take' 
  * query's own settings and refuse them.
  */
 export function withSettings(statement: string, settings: string): { query: string; added: string } {
+  if (!settings) return { query: statement, added: '' };
   const added = /\bSETTINGS\s+[A-Za-z_]\w*\s*=[^()]*$/i.test(statement) ? `, ${settings}` : ` SETTINGS ${settings}`;
   return { query: `${statement}${added}`, added };
 }
@@ -81,17 +82,25 @@ export interface ReadResult {
  * were cut), since the embedded engine hands over its whole result at once;
  * 64-bit integers as JSON strings.
  */
-export async function runReadOnlyQuery(store: ClickHouseClient, statement: string, limit: number): Promise<ReadResult> {
+export async function runReadOnlyQuery(store: ClickHouseClient, read: ReadStatement, limit: number): Promise<ReadResult> {
+  const { statement } = read;
   // A session that is read-only already (a server user with a readonly profile) may not change settings at
   // all, readonly included; its engine refuses writes without us, and rows beyond the limit are not read.
   const [{ readonly } = { readonly: 0 }] = await (await store.query({ query: "SELECT getSetting('readonly') AS readonly", format: 'JSONEachRow' })).json<{ readonly: number }>();
+  const readOnlySession = Number(readonly) > 0;
   const ours = `max_result_rows = ${limit + 1}, result_overflow_mode = 'break', output_format_json_quote_64bit_integers = 1, readonly = 1`;
-  const { query, added } = Number(readonly) > 0 ? { query: statement, added: '' } : withSettings(statement, ours);
-  const result = await store.query({ query, format: 'JSONCompactEachRowWithNamesAndTypes' }).catch((err: unknown) => {
+  const { query, added } = readOnlySession ? { query: statement, added: '' } : withSettings(statement, ours);
+  const forgetAdded = (err: unknown) => {
     // Errors quote the query: show the one the user wrote, without the settings added here.
-    if (added && err instanceof Error) err.message = err.message.replaceAll(added, '');
+    if (err instanceof Error) for (const text of [added, ' SETTINGS readonly = 1', ', readonly = 1']) if (text) err.message = err.message.replaceAll(text, '');
     throw err;
-  });
+  };
+  // The engine runs file() (a file of the machine as a string) even with readonly = 1: refused by name.
+  const forbidden = read.keyword === 'SELECT' || read.keyword === 'WITH'
+    ? (await queryTreeReads(store, statement, {}, readOnlySession ? '' : 'readonly = 1').catch(forgetAdded)).forbiddenFunctions
+    : forbiddenCallsInText(statement);
+  if (forbidden.length) throw new RefusedQuery(`${forbidden[0]}() reads outside the store's tables and is refused here`);
+  const result = await store.query({ query, format: 'JSONCompactEachRowWithNamesAndTypes' }).catch(forgetAdded);
   const lines: unknown[][] = [];
   try {
     read: for await (const batch of result.stream<unknown[]>()) {
@@ -119,4 +128,123 @@ export function missingViewHint(err: unknown): string {
 /** An error's message on one line. */
 export function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/**
+ * Scalar functions that read something other than the query's tables: files
+ * of the machine (file, which the engine runs even with readonly = 1),
+ * dictionaries and Join tables (which name tables the query tree does not
+ * list), server settings.
+ */
+const FORBIDDEN_FUNCTIONS = /^(file|dictGet\w*|dictHas|dictIsIn|dictGetHierarchy|dictGetChildren|dictGetDescendants|joinGet\w*|catboostEvaluate|naiveBayesClassifier|getServerSetting|getMergeTreeSetting|hasColumnInTable|getClientHTTPHeader)$/i;
+
+export interface TreeReads {
+  /** Tables and views read, as database.name. */
+  tables: string[];
+  /** Table functions called (numbers, merge, file, ...). */
+  tableFunctions: string[];
+  /** Forbidden scalar functions called (FORBIDDEN_FUNCTIONS). */
+  forbiddenFunctions: string[];
+}
+
+/**
+ * What a SELECT reads, from the engine's own analysis (EXPLAIN QUERY TREE:
+ * views stay views there, subqueries, IN tables and scalar subqueries are
+ * all in the tree), so that no spelling of a name escapes the check. The
+ * engine folds constant expressions while it analyses, so `settings` (the
+ * caller's limits and readonly = 1) apply to the EXPLAIN too.
+ */
+export async function queryTreeReads(store: ClickHouseClient, statement: string, queryParams: Record<string, unknown>, settings: string): Promise<TreeReads> {
+  const result = await store.exec({ query: `EXPLAIN QUERY TREE ${withSettings(statement, settings).query} FORMAT TSV`, query_params: queryParams });
+  const chunks: Buffer[] = [];
+  for await (const chunk of result.stream) chunks.push(chunk as Buffer);
+  const reads: TreeReads = { tables: [], tableFunctions: [], forbiddenFunctions: [] };
+  // TSV escapes line breaks inside values, so each line is one node and a string constant cannot start one.
+  for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+    const node = /^\s*(TABLE|TABLE_FUNCTION|FUNCTION) id: \d+,.*?\b(table_name|table_function_name|function_name): ([^,\s]+)/.exec(line);
+    if (!node) continue;
+    const [, kind, , name] = node as unknown as [string, string, string, string];
+    if (kind === 'TABLE') reads.tables.push(name);
+    else if (kind === 'TABLE_FUNCTION') reads.tableFunctions.push(name);
+    else if (FORBIDDEN_FUNCTIONS.test(name)) reads.forbiddenFunctions.push(name);
+  }
+  return reads;
+}
+
+/** Names called as functions in the text, outside strings and comments: for statements the query tree cannot show (EXPLAIN, SHOW). */
+export function forbiddenCallsInText(statement: string): string[] {
+  const calls: string[] = [];
+  const words = tokens(statement);
+  for (let i = 0; i + 1 < words.length; i++) if (words[i + 1] === '(' && FORBIDDEN_FUNCTIONS.test(words[i]!)) calls.push(words[i]!);
+  return calls;
+}
+
+/**
+ * The names of the settings every SETTINGS clause of the statement sets, the
+ * clauses of subqueries included: the engine applies a subquery's settings
+ * without checking them against readonly (ClickHouse 25), so a caller limited
+ * by settings must see them all.
+ */
+export function settingsNamedIn(statement: string): string[] {
+  const words = tokens(statement);
+  const names: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i]!.toUpperCase() !== 'SETTINGS') continue;
+    let j = i + 1;
+    while (j + 1 < words.length && /^[A-Za-z_]\w*$/.test(words[j]!) && words[j + 1] === '=') {
+      names.push(words[j]!);
+      j = afterValue(words, j + 2);
+      if (words[j] !== ',') break;
+      j++;
+    }
+  }
+  return names;
+}
+
+/** The index after a setting's value starting at `i`: a literal (maybe signed), or a bracketed one ({...}, [...], (...)). */
+function afterValue(words: string[], i: number): number {
+  if (words[i] === '-' || words[i] === '+') i++;
+  if (!'([{'.includes(words[i] ?? 'x')) return i + 1;
+  let depth = 0;
+  do {
+    const w = words[i]!;
+    if ('([{'.includes(w)) depth++;
+    else if (')]}'.includes(w)) depth--;
+    i++;
+  } while (depth > 0 && i < words.length);
+  return i;
+}
+
+/** Words, numbers and single punctuation of SQL text; strings, quoted names and comments are one opaque token ("'"). */
+function tokens(sql: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (/\s/.test(c)) i++;
+    else if (c === '-' && sql[i + 1] === '-') i = lineEnd(sql, i);
+    else if (c === '#') i = lineEnd(sql, i);
+    else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else if (c === "'" || c === '"' || c === '`') {
+      i++;
+      while (i < sql.length && sql[i] !== c) i += sql[i] === '\\' ? 2 : 1;
+      i++;
+      out.push(c === "'" ? "'" : '"');
+    } else if (/[A-Za-z_0-9.]/.test(c)) {
+      const start = i;
+      while (i < sql.length && /[A-Za-z_0-9.$]/.test(sql[i]!)) i++;
+      out.push(sql.slice(start, i));
+    } else {
+      out.push(c);
+      i++;
+    }
+  }
+  return out;
+}
+
+function lineEnd(sql: string, from: number): number {
+  const end = sql.indexOf('\n', from);
+  return end < 0 ? sql.length : end + 1;
 }

@@ -36,17 +36,11 @@ export const sqlRoutes = [
     response: SqlAnswer,
     errors: [422],
     async handler({ body, deps }) {
-      let statement: string;
       try {
-        statement = readOnlyStatement(body.query).statement;
-      } catch (err) {
-        if (err instanceof RefusedQuery) throw new HttpError(400, 'refused_query', err.message);
-        throw err;
-      }
-      try {
-        const result = await runReadOnlyQuery(deps.store, statement, body.limit);
+        const result = await runReadOnlyQuery(deps.store, readOnlyStatement(body.query), body.limit);
         return { message: `${result.rows.length} row(s)${result.cut ? ', more were cut' : ''}`, data: result };
       } catch (err) {
+        if (err instanceof RefusedQuery) throw new HttpError(400, 'refused_query', err.message);
         const code = (err as { code?: unknown }).code;
         if (code === undefined) throw err;
         throw new HttpError(422, 'query_failed', `${oneLine(err)}${missingViewHint(err)}`, { clickhouse_code: String(code) });

@@ -9,7 +9,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { openStore } from '../../clickhouse/client.js';
-import { missingViewHint, oneLine, readOnlyStatement, RefusedQuery, runReadOnlyQuery, type ReadResult } from '../../clickhouse/read-only-sql.js';
+import { missingViewHint, oneLine, readOnlyStatement, RefusedQuery, runReadOnlyQuery, type ReadResult, type ReadStatement } from '../../clickhouse/read-only-sql.js';
 import { loadConfig, type Config } from '../../config/env.js';
 import { apiTarget, callApi, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
 import { embeddedStoreHolder, engineDirOf } from '../store-holder.js';
@@ -41,7 +41,7 @@ async function openReader(config: Config): Promise<ClickHouseClient> {
 }
 
 /** The query on the store this process opens. */
-async function queryStore(config: Config, statement: string, limit: number): Promise<Result> {
+async function queryStore(config: Config, statement: ReadStatement, limit: number): Promise<Result> {
   const store = await openReader(config);
   try {
     return await runReadOnlyQuery(store, statement, limit);
@@ -53,14 +53,14 @@ async function queryStore(config: Config, statement: string, limit: number): Pro
 }
 
 /** The query through the running cairn `holder` that holds the embedded store. */
-async function queryServer(config: Config, holder: number, statement: string, limit: number, options: ApiTargetOptions): Promise<Result> {
+async function queryServer(config: Config, holder: number, statement: ReadStatement, limit: number, options: ApiTargetOptions): Promise<Result> {
   const target = await apiTarget(options, { subject: 'cairn-sql', permissions: ['admin'], ttlSeconds: 300 }).catch((err: Error) => {
     throw new Error(`the embedded store in ${engineDirOf(config)} is in use by process ${holder} (\`cairn start\`?) and ${err.message}`);
   });
-  const answer = await callApi<Result>(target, 'POST', '/v1/sql', { query: statement, limit });
+  const answer = await callApi<Result>(target, 'POST', '/v1/sql', { query: statement.statement, limit });
   if (answer.status === 200 && answer.data) return answer.data;
   // The server's message already carries the view hint; its refusals are the ones checked here first.
-  if (answer.code === 'query_failed') throw new Error(`query failed: ${answer.message}`);
+  if (answer.code === 'query_failed' || answer.code === 'refused_query') throw new Error(`query failed: ${answer.message}`);
   throw new Error(`POST ${target.url}/api/v1/sql answered ${answer.status}: ${answer.message}`);
 }
 
@@ -118,9 +118,9 @@ export function sqlCommand(): Command {
     .option('--limit <rows>', 'print at most this many rows', positiveInteger, 1000);
   // Used only while a running cairn holds the embedded store.
   return withApiTargetOptions(command, 'admin', { org: false }).action(async (text: string, options: SqlOptions) => {
-      let statement: string;
+      let statement: ReadStatement;
       try {
-        statement = readOnlyStatement(text).statement;
+        statement = readOnlyStatement(text);
       } catch (err) {
         if (err instanceof RefusedQuery) command.error(`cairn: ${err.message}`, { exitCode: EXIT_USAGE, code: 'cairn.usage' });
         throw err;
