@@ -6,8 +6,14 @@ import ipaddr from 'ipaddr.js';
 import { QuerySyntaxError } from './errors.js';
 
 /** Lower-cases ASCII letters only, as the store's `lower()` does. */
+const ASCII_UPPER = /[A-Z]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  // Rules lower-case every value and raw line they test: most have no capital, and most of the rest are ASCII,
+  // which the native toLowerCase does the same way, fast. Only other text needs its ASCII letters done alone.
+  if (!ASCII_UPPER.test(text)) return text;
+  return NON_ASCII.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text.toLowerCase();
 }
 
 /** The store's tokenizer (splitByNonAlpha): runs of ASCII letters and digits and of non-ASCII characters. */
