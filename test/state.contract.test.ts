@@ -124,3 +124,23 @@ describe('local hot state journal', () => {
     await reopened.close();
   });
 });
+
+describe('in-memory hot state on its own clock (a backfill evaluates windows in it, on event time)', () => {
+  it('expires values and windows when its clock passes their ttl, whatever the wall clock says', async () => {
+    let clock = Date.parse('2025-03-01T00:00:00Z');
+    const state = LocalState.inMemory(() => clock);
+    opened.push(state);
+    await state.set('mark', 'x', 3_600_000);
+    await state.windowAdd('w', 'e1', clock, 3_600_000);
+    expect(await state.setIfAbsent('mark', 'y', 1000)).toBe(false);
+    clock += 3_599_999;
+    expect(await state.get('mark')).toBe('x');
+    expect(await state.windowMembers('w', -Infinity, Infinity)).toEqual(['e1']);
+    clock += 1;
+    expect(await state.get('mark')).toBeNull();
+    expect(await state.windowStats('w')).toBeNull();
+    expect(await state.increment('n', 2, 10)).toBe(2);
+    clock += 10;
+    expect(await state.get('n')).toBeNull();
+  });
+});

@@ -12,7 +12,7 @@ import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { convertSigma } from '../../query/sigma/convert.js';
-import { NotExpressible, toSigma } from '../../query/sigma/export.js';
+import { NotExpressible, sigmaId, toSigma } from '../../query/sigma/export.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
@@ -39,6 +39,10 @@ const FirstSeen = z
   .strictObject({
     field: z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'first_seen.field must be a field name such as source.geo.country_iso_code'),
     days: z.int('first_seen.days must be an integer').min(1, 'first_seen.days must be at least 1').max(MAX_FIRST_SEEN_DAYS, `first_seen.days must be at most ${MAX_FIRST_SEEN_DAYS}`),
+    baseline: z
+      .boolean({ message: 'first_seen.baseline must be true or false' })
+      .optional()
+      .describe('a group the rule remembers nothing of (a new account, a new host) learns its first value without firing; the rule then fires only on values new to groups it knows (default false: every first value fires)'),
   })
   .describe('fire on an event whose value of field was not seen for its group (group_by, or the whole organization) in the last days days of event time');
 
@@ -166,6 +170,12 @@ export const MAX_IMPORT_CHARS = 4_000_000;
 const ImportBody = z.object({
   rules: z.string().min(1, 'rules is required: Sigma YAML, one rule or many separated by ---').max(MAX_IMPORT_CHARS, `rules must be at most ${MAX_IMPORT_CHARS} characters; import in pieces`),
   enabled: z.boolean({ message: 'enabled must be true or false' }).optional().describe('for new rules; default true. A rule imported again keeps its enabled state unless this is given.'),
+  backfill_days: z
+    .int('backfill_days must be an integer')
+    .min(0)
+    .max(3650, 'backfill_days must be at most 3650')
+    .optional()
+    .describe('run each rule this import enables (new, or disabled before) over the stored events of the last N days, as a backfill job (docs/backfill.md); default CAIRN_RULES_BACKFILL_DAYS (0: none)'),
 });
 
 const ImportOutcome = z.object({
@@ -176,6 +186,7 @@ const ImportOutcome = z.object({
   action: z.enum(['created', 'updated']).nullable(),
   rule_id: z.uuid().nullable(),
   reason: z.string().nullable().describe('why a rule was skipped: the construct, modifier, field or log source cairn cannot express'),
+  backfill_job_id: z.uuid().nullable().describe('the backfill job queued for the rule (backfill_days), if any'),
 });
 
 const ExportQuery = z.object({
@@ -288,7 +299,7 @@ export const leadRuleRoutes = [
       try {
         const body = toSigma(rule);
         // data is not sent with a file.
-        return { message: 'Lead rule as Sigma', data: { ...rule, firings_by_day: [] }, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
+        return { message: 'Lead rule as Sigma', data: { ...rule, firings_by_day: [] }, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${sigmaId(rule)}.yml` } };
       } catch (err) {
         if (err instanceof NotExpressible) throw new HttpError(422, 'not_expressible', `this rule cannot be written as Sigma: ${err.message}`);
         throw err;
@@ -328,16 +339,22 @@ export const leadRuleRoutes = [
       const now = new Date().toISOString();
       const rules: LeadRule[] = [];
       const results = converted.map((result): z.infer<typeof ImportOutcome> => {
-        if (result.status === 'skipped') return { title: result.title, sigma_id: result.sigma_id, status: 'skipped', action: null, rule_id: null, reason: result.reason };
+        if (result.status === 'skipped') return { title: result.title, sigma_id: result.sigma_id, status: 'skipped', action: null, rule_id: null, reason: result.reason, backfill_job_id: null };
         const id = idOf(result.sigma_id, result.title);
         const before = existing.get(id);
         rules.push({ id, org_id: auth.orgId, enabled: body.enabled ?? before?.enabled ?? true, ...result.draft, created_at: before?.created_at ?? now, updated_at: now });
-        return { title: result.title, sigma_id: result.sigma_id, status: 'imported', action: before ? 'updated' : 'created', rule_id: id, reason: null };
+        return { title: result.title, sigma_id: result.sigma_id, status: 'imported', action: before ? 'updated' : 'created', rule_id: id, reason: null, backfill_job_id: null };
       });
       await saveLeadRules(deps.store, rules);
       if (rules.length > 0) await announceChange(deps.state, 'lead-rules');
+      const enabledNow = rules.filter((r) => r.enabled && !existing.get(r.id)?.enabled);
+      const jobs = await deps.backfills.queueOnEnable(enabledNow, body.backfill_days ?? deps.config.backfill.onEnableDays, auth.email ?? auth.subject);
       const skipped = results.length - rules.length;
-      return { message: `${rules.length} rule(s) imported, ${skipped} skipped`, data: { imported: rules.length, skipped, results } };
+      const queued = jobs.size > 0 ? `, ${jobs.size} backfill(s) queued` : '';
+      return {
+        message: `${rules.length} rule(s) imported, ${skipped} skipped${queued}`,
+        data: { imported: rules.length, skipped, results: results.map((r) => ({ ...r, backfill_job_id: (r.rule_id && jobs.get(r.rule_id)?.id) || null })) },
+      };
     },
   }),
   defineRoute({
@@ -400,7 +417,10 @@ export const leadRuleRoutes = [
         updated_at: new Date().toISOString(),
       };
       await storeRule(deps, updated);
-      return { message: 'Lead rule updated', data: updated, audit: { before: current } };
+      // A pack or imported rule switched on may look back over history (CAIRN_RULES_BACKFILL_DAYS, docs/backfill.md).
+      const enabledNow = !current.enabled && updated.enabled && updated.origin !== null ? [updated] : [];
+      const [job] = (await deps.backfills.queueOnEnable(enabledNow, deps.config.backfill.onEnableDays, auth.email ?? auth.subject)).values();
+      return { message: job ? `Lead rule updated; backfill job ${job.id} queued` : 'Lead rule updated', data: updated, audit: { before: current } };
     },
   }),
   defineRoute({

@@ -9,7 +9,7 @@
 // express is skipped as a whole, with the reason: never imported half-way.
 import { Buffer } from 'node:buffer';
 import { parseAllDocuments } from 'yaml';
-import type { LeadRuleConditions, RuleOrigin } from '../../clickhouse/tables/lead-rules.js';
+import type { LeadRuleConditions, SigmaOrigin } from '../../clickhouse/tables/lead-rules.js';
 import type { QueryNode } from '../ast.js';
 import { QuerySyntaxError } from '../errors.js';
 import { parseQuery } from '../parse.js';
@@ -24,7 +24,7 @@ export interface RuleDraft {
   severity: 'low' | 'medium' | 'high' | 'critical';
   tags: string[];
   conditions: LeadRuleConditions;
-  origin: RuleOrigin;
+  origin: SigmaOrigin;
 }
 
 export type SigmaResult =
@@ -273,7 +273,7 @@ function detectionNode(detection: unknown, source: LogsourceMapping): QueryNode 
 const DURATION = /^(\d{1,6})([smhd])$/;
 const TITLE_MAX = 200;
 
-function origin(doc: Doc, logsource: Record<string, string>): RuleOrigin {
+function origin(doc: Doc, logsource: Record<string, string>): SigmaOrigin {
   return {
     format: 'sigma',
     id: text(doc.id),
