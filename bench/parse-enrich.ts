@@ -4,26 +4,24 @@
 // lines (windows-zeek.ts: generated in every shipping form, plus Elastic's
 // pipeline test inputs of those packages when the samples have them).
 //
-// With rules (`--rules <file or folder of YAML>`, or every rule of
-// rules/pack/ when that folder exists), each set is also run through the
+// With rules (every rule of the shipped pack, rules/pack/, or of the pack
+// folder in `--rules <folder>`; `--no-rules` for none), each set is also run through the
 // analysis worker's step (pipeline/analysis/analyse.ts: decode, parse,
 // enrich, match the lead rules, encode rows, in slices of 100 as the fused
 // pipeline runs it) without rules and with them, turn about, for the cost of
 // the rules per event and per rule.
 //
-//   node --import tsx bench/parse-enrich.ts [--seconds 20] [--set mix|windows|zeek|all] [--rules <path> | --no-rules]
-import fs from 'node:fs';
+//   node --import tsx bench/parse-enrich.ts [--seconds 20] [--set mix|windows|zeek|all] [--rules <pack folder> | --no-rules]
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments } from 'yaml';
-import type { LeadRule, LeadRuleConditions } from '../clickhouse/tables/lead-rules.js';
+import type { LeadRule } from '../clickhouse/tables/lead-rules.js';
 import type { Envelope } from '../pipeline/bus/consume.js';
 import { enrichBatch } from '../pipeline/enricher/consumer.js';
 import { geoIp } from '../pipeline/geoip/geoip.js';
 import { analyse } from '../pipeline/analysis/analyse.js';
 import { packMessages, type PackedMessages } from '../pipeline/analysis/packed-messages.js';
-import { CompiledRules } from '../pipeline/leads/rules.js';
 import { parseBatch } from '../pipeline/parser/parse-batch.js';
+import { leadRuleOf, loadPack, PACK_DIR } from '../rules/pack.js';
 import type { RawArtifact } from '../topics/index.js';
 import { loadSamples, machineLine, REPO, type SampleLine } from './lib.js';
 import { windowsLines, zeekLines } from './windows-zeek.js';
@@ -53,43 +51,18 @@ function batchesOf(sample: readonly SampleLine[]): Envelope<RawArtifact>[][] {
   return batches;
 }
 
-/** The rule pack shipped with cairn, measured by default when it is there. */
-const PACK_DIR = path.join(REPO, 'rules', 'pack');
-
 /**
- * Lead rules from YAML: a file or every .yml/.yaml file of a folder, each
- * document a list of rules or a map with `rules:` (the pack's form), each
- * rule with its `conditions`. Only what matching needs is read.
+ * The lead rules to measure: every rule of the shipped pack (rules/pack), or
+ * of the pack in `--rules <folder>` (same layout), each enabled, as an
+ * organization's copies; none with `--no-rules`.
  */
-function loadRules(where: string): LeadRule[] {
-  const files = fs.statSync(where).isDirectory()
-    ? fs.readdirSync(where, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(where, f))
-    : [where];
-  const rules: LeadRule[] = [];
-  for (const file of files) {
-    for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
-      const value = doc.toJS() as unknown;
-      const list = Array.isArray(value) ? value : (value as { rules?: unknown } | null)?.rules;
-      if (!Array.isArray(list)) continue;
-      for (const item of list as { id?: string; name?: string; conditions?: LeadRuleConditions }[]) {
-        if (!item?.conditions?.pattern) continue;
-        const name = item.name ?? item.id ?? `rule ${rules.length + 1}`;
-        rules.push({ id: `bench-${rules.length}`, org_id: 'bench', name, description: '', enabled: true, conditions: item.conditions, severity: 'medium', tags: [], origin: null, created_at: '', updated_at: '' });
-      }
-    }
-  }
-  return rules;
-}
-
 function benchRules(): { rules: LeadRule[]; from: string } | null {
   if (args['no-rules']) return null;
-  const where = args.rules ?? (fs.existsSync(PACK_DIR) ? PACK_DIR : null);
-  if (!where) return null;
-  const rules = loadRules(where);
-  // The worker leaves out a rule that does not compile: say which, and measure the others.
-  const compiled = new CompiledRules((rule, err) => console.log(`rule ${rule.name} does not compile, left out: ${err.message}`));
-  compiled.update(rules);
-  return { rules: rules.filter((r) => compiled.rule(r.id)), from: where };
+  const dir = args.rules ?? PACK_DIR;
+  const pack = loadPack(dir);
+  const now = new Date().toISOString();
+  const rules = pack.rules.map((rule) => ({ ...leadRuleOf(rule, pack.version, 'bench', now), enabled: true }));
+  return { rules, from: `${path.relative(REPO, dir) || dir}, version ${pack.version}` };
 }
 
 const ruleSet = benchRules();

@@ -16,6 +16,7 @@ import { compileRule, type CompiledRule } from '../pipeline/leads/rules.js';
 import { parseArtifacts } from '../pipeline/parser/parse-batch.js';
 import { PreparedTarget, requiredValues } from '../query/match.js';
 import { parseQuery } from '../query/parse.js';
+import { leadRuleOf, shippedPack } from '../rules/pack.js';
 import type { EnrichedEvent, FieldValue } from '../topics/index.js';
 import { samplesDir } from './helpers/samples.js';
 
@@ -94,6 +95,14 @@ function dispatched(events: EnrichedEvent[], rules: CompiledRule[]): Found[] {
 
 const compiledEdgeRules = EDGE_RULES.map(compileRule);
 
+const pack = shippedPack();
+const compiledPack = pack.rules.map((rule) => compileRule(leadRuleOf(rule, pack.version, 'default', NOW)));
+
+/** Every test line of the pack, fire and not_fire cases alike, with its case's source. */
+function packTestLines(): { source: string; raw: string }[] {
+  return pack.rules.flatMap((rule) => [...rule.tests.fire, ...rule.tests.not_fire].flatMap((c) => c.lines.map((raw) => ({ source: c.source, raw }))));
+}
+
 describe('required values', () => {
   const of = (pattern: string) => requiredValues(parseQuery(pattern));
 
@@ -171,5 +180,20 @@ describe('rule dispatch', () => {
     // Every rule but the rarest shapes meets events here, so the comparison is not empty.
     expect(new Set(expected.map(([rule]) => rule)).size).toBeGreaterThan(12);
     expect(dispatched(events, compiledEdgeRules)).toEqual(expected);
+  });
+
+  it('files most of the pack under a value, and gives the firings of trying every rule on its test lines and the real samples', () => {
+    const dispatch = new RuleDispatch(compiledPack);
+    const gated = compiledPack.filter((rule) => dispatch.gateOf(rule) !== undefined);
+    expect(gated.length).toBeGreaterThan(compiledPack.length / 2);
+    for (const [name, lines] of [
+      ['pack test lines', packTestLines()],
+      ['samples', sampleLines()],
+    ] as const) {
+      const events = eventsOf(lines);
+      const expected = tryingEveryRule(events, compiledPack);
+      expect(new Set(expected.map(([rule]) => rule)).size, `${name}: rules that match`).toBeGreaterThan(name === 'samples' ? 5 : 40);
+      expect(dispatched(events, compiledPack), name).toEqual(expected);
+    }
   });
 });

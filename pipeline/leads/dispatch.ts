@@ -21,6 +21,7 @@ export class RuleDispatch {
   /** Each rule's place in the list: candidates keep the list's order, as trying every rule would. */
   private readonly position = new Map<CompiledRule, number>();
   private readonly ungated: CompiledRule[] = [];
+  private readonly gates = new Map<CompiledRule, { field: string; values: string[] }>();
   /** Per gate field, rules by value (ASCII lower-cased): an array, as iterating a Map's entries allocates per event. */
   private readonly gated: { field: string; byValue: Map<string, CompiledRule[]> }[] = [];
 
@@ -32,10 +33,16 @@ export class RuleDispatch {
         this.ungated.push(rule);
         continue;
       }
+      this.gates.set(rule, gate);
       let entry = this.gated.find((g) => g.field === gate.field);
       if (!entry) this.gated.push((entry = { field: gate.field, byValue: new Map() }));
       for (const value of gate.values) entry.byValue.set(value, [...(entry.byValue.get(value) ?? []), rule]);
     }
+  }
+
+  /** The required value a rule is filed under; undefined for a rule every event meets. */
+  gateOf(rule: CompiledRule): { field: string; values: string[] } | undefined {
+    return this.gates.get(rule);
   }
 
   /** Fills `into` with the rules an event with these fields may match, each once (`into` is emptied first: one array serves a whole batch). */
