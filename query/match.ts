@@ -183,30 +183,43 @@ export function requiredFields(query: QueryNode): string[] {
   return [...needed(query)];
 }
 
-/** A field that must have one of `values` (ASCII lower-cased) for a query to match. */
-export interface RequiredValues {
+/** A value of a parsed field (ASCII lower-cased, as equality compares). */
+export interface FieldValuePair {
   field: string;
-  values: string[];
+  value: string;
 }
 
 /**
- * Equality tests every match of the query passes: `field:value` and
- * `field:(a OR b)` parts of its top-level AND (on parsed fields; `source`
- * and `id` compare exactly and are left out). An event without one of the
- * values cannot match, which lets rules be looked up by value.
+ * Field values one of which every match of the query has, from its equality
+ * tests on parsed fields (`source` and `id` compare exactly and are left
+ * out); null when the query names no such set. An equality gives its value;
+ * an OR the values of all its branches (null if a branch has none); an AND
+ * the set of one of its parts, the one `cost` ranks cheapest; NOT, text and
+ * the other field tests none. An event with none of the values cannot match,
+ * which lets rules be looked up by value (pipeline/leads/dispatch.ts).
  */
-export function requiredValues(query: QueryNode): RequiredValues[] {
-  const isParsedEq = (node: QueryNode): node is Extract<FieldNode, { kind: 'eq' }> => node.kind === 'eq' && !(ARTIFACT_FIELDS as readonly string[]).includes(node.field);
+export function requiredValues(query: QueryNode, cost: (pairs: FieldValuePair[]) => number): FieldValuePair[] | null {
   switch (query.kind) {
-    case 'and':
-      return query.children.flatMap(requiredValues);
+    case 'eq':
+      return (ARTIFACT_FIELDS as readonly string[]).includes(query.field) ? null : [{ field: query.field, value: asciiLower(query.value) }];
     case 'or': {
-      const eqs = query.children.filter(isParsedEq);
-      const field = eqs[0]?.field;
-      if (field === undefined || eqs.length !== query.children.length || eqs.some((e) => e.field !== field)) return [];
-      return [{ field, values: [...new Set(eqs.map((e) => asciiLower(e.value)))] }];
+      const pairs: FieldValuePair[] = [];
+      for (const child of query.children) {
+        const required = requiredValues(child, cost);
+        if (!required) return null;
+        for (const pair of required) if (!pairs.some((p) => p.field === pair.field && p.value === pair.value)) pairs.push(pair);
+      }
+      return pairs;
+    }
+    case 'and': {
+      let best: FieldValuePair[] | null = null;
+      for (const child of query.children) {
+        const required = requiredValues(child, cost);
+        if (required && (!best || cost(required) < cost(best))) best = required;
+      }
+      return best;
     }
     default:
-      return isParsedEq(query) ? [{ field: query.field, values: [asciiLower(query.value)] }] : [];
+      return null;
   }
 }

@@ -1,78 +1,78 @@
 // Which rules an event may match, without trying every rule on it. Most
-// rules require a value of a field (`event.category:authentication`,
-// `event.code:(4624 OR 4625)`, `process.name:sudo`): such a rule is filed
-// under one of its required values (its gate), and an event only meets the
-// rules filed under the values it has, and the rules without a gate. With a
-// pack of rules across log families, an event meets a handful of them.
-import type { FieldValue } from '../../topics/index.js';
+// rules require one of a few values of fields (`event.category:authentication`,
+// `event.code:(4624 OR 4625)`, `process.name:sudo OR event.action:sudo-command`):
+// such a rule is filed under those values (its gate, query/match.ts
+// requiredValues), and an event only meets the rules filed under the values
+// it has, and the rules without a gate. With a pack of rules across log
+// families, an event meets a handful of them.
+import type { QueryNode } from '../../query/ast.js';
+import { requiredValues, type FieldValuePair } from '../../query/match.js';
 import { asciiLower } from '../../query/values.js';
+import type { FieldValue } from '../../topics/index.js';
 import type { CompiledRule } from './rules.js';
 
 /** Fields most events have and share a few values of: a gate on them is kept only when a rule has no other. */
 const BROAD_FIELDS = new Set(['event.kind', 'event.category', 'event.type', 'event.outcome']);
 
-/** The required value a rule is filed under: the fewest values, on a field other than the broad ones when it can. */
-export function chooseGate(required: CompiledRule['requiredValues']): CompiledRule['requiredValues'][number] | undefined {
-  const cost = (r: { field: string; values: string[] }) => r.values.length + (BROAD_FIELDS.has(r.field) ? 1000 : 0);
-  return [...required].sort((a, b) => cost(a) - cost(b))[0];
+/** What a gate costs: the values it lets through, those of the broad fields as very many. */
+function gateCost(pairs: FieldValuePair[]): number {
+  let cost = 0;
+  for (const { field } of pairs) cost += BROAD_FIELDS.has(field) ? 1000 : 1;
+  return cost;
+}
+
+/** The values a rule's pattern is filed under; null for a rule every event meets. */
+export function gateOf(query: QueryNode): FieldValuePair[] | null {
+  return requiredValues(query, gateCost);
 }
 
 export class RuleDispatch {
-  /** Each rule's place in the list: candidates keep the list's order, as trying every rule would. */
-  private readonly position = new Map<CompiledRule, number>();
-  private readonly ungated: CompiledRule[] = [];
-  private readonly gates = new Map<CompiledRule, { field: string; values: string[] }>();
-  /** Per gate field, rules by value (ASCII lower-cased): an array, as iterating a Map's entries allocates per event. */
-  private readonly gated: { field: string; byValue: Map<string, CompiledRule[]> }[] = [];
+  /** 1 for a rule every event meets, by the rule's place in the list. */
+  private readonly ungated: Uint8Array;
+  /** The rules an event meets, by place: marked, then read in the list's order, so each is met once and in order. */
+  private readonly met: Uint8Array;
+  /** Per gate field, the places of the rules filed under each value: an array, as iterating a Map's entries allocates per event. */
+  private readonly gated: { field: string; byValue: Map<string, number[]> }[] = [];
 
-  constructor(rules: readonly CompiledRule[]) {
+  constructor(private readonly rules: readonly CompiledRule[]) {
+    this.ungated = new Uint8Array(rules.length);
+    this.met = new Uint8Array(rules.length);
     for (const [index, rule] of rules.entries()) {
-      this.position.set(rule, index);
-      const gate = chooseGate(rule.requiredValues);
-      if (!gate) {
-        this.ungated.push(rule);
+      if (!rule.gate) {
+        this.ungated[index] = 1;
         continue;
       }
-      this.gates.set(rule, gate);
-      let entry = this.gated.find((g) => g.field === gate.field);
-      if (!entry) this.gated.push((entry = { field: gate.field, byValue: new Map() }));
-      for (const value of gate.values) entry.byValue.set(value, [...(entry.byValue.get(value) ?? []), rule]);
+      for (const { field, value } of rule.gate) {
+        let entry = this.gated.find((g) => g.field === field);
+        if (!entry) this.gated.push((entry = { field, byValue: new Map() }));
+        const places = entry.byValue.get(value);
+        if (!places) entry.byValue.set(value, [index]);
+        else if (!places.includes(index)) places.push(index);
+      }
     }
   }
 
-  /** The required value a rule is filed under; undefined for a rule every event meets. */
-  gateOf(rule: CompiledRule): { field: string; values: string[] } | undefined {
-    return this.gates.get(rule);
-  }
-
-  /** Fills `into` with the rules an event with these fields may match, each once (`into` is emptied first: one array serves a whole batch). */
+  /** Fills `into` with the rules an event with these fields may match, each once, in the list's order (`into` is emptied first: one array serves a whole batch). */
   candidates(fields: Record<string, FieldValue>, into: CompiledRule[]): CompiledRule[] {
-    into.length = 0;
-    for (const rule of this.ungated) into.push(rule);
-    // Each list filed under one value is in the list's order; lists from several values or fields are merged by sorting.
-    let lists = into.length > 0 ? 1 : 0;
+    const met = this.met;
+    met.set(this.ungated);
     for (const { field, byValue } of this.gated) {
       const present = fields[field];
       if (present === undefined) continue;
-      if (!Array.isArray(present)) {
-        const rules = byValue.get(asciiLower(String(present)));
-        if (rules) {
-          for (const rule of rules) into.push(rule);
-          lists++;
-        }
-        continue;
-      }
-      for (const value of present) {
-        const rules = byValue.get(asciiLower(String(value)));
-        if (!rules) continue;
-        // A rule filed under two values of the field the event both has is met once.
-        for (const rule of rules) if (!into.includes(rule)) into.push(rule);
-        lists++;
-      }
+      if (!Array.isArray(present)) markFiled(met, byValue, present);
+      else for (const value of present) markFiled(met, byValue, value);
     }
-    if (lists > 1) into.sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+    into.length = 0;
+    for (let i = 0; i < met.length; i++) if (met[i] === 1) into.push(this.rules[i]!);
     return into;
   }
+}
+
+function markFiled(met: Uint8Array, byValue: Map<string, number[]>, value: FieldValue): void {
+  const text = String(value);
+  // Values are filed lower-cased: a value as it comes is found first, as most have no capital.
+  const places = byValue.get(text) ?? byValue.get(asciiLower(text));
+  if (places) for (const place of places) met[place] = 1;
 }
 
 const dispatches = new WeakMap<readonly CompiledRule[], RuleDispatch>();

@@ -6,9 +6,10 @@
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
-import { compileMatcher, requiredFields, requiredValues, type PreparedTarget, type RequiredValues } from '../../query/match.js';
+import { compileMatcher, requiredFields, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
+import { gateOf } from './dispatch.js';
 
 /**
  * How a rule's matches become firings (evaluate.ts):
@@ -25,8 +26,8 @@ export interface CompiledRule {
   matches: (target: PreparedTarget) => boolean;
   /** Fields an event must have for the pattern to match: checked first, as it rules out most events for most rules. */
   requiredFields: string[];
-  /** Values the pattern requires of fields: the rule is looked up by one of them (dispatch.ts). */
-  requiredValues: RequiredValues[];
+  /** Field values one of which every match has: the rule is filed under them (dispatch.ts); null for none. */
+  gate: FieldValuePair[] | null;
   /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
   /** window and ordered: the window's length. */
@@ -50,7 +51,7 @@ const DAY_MS = 86_400_000;
 export function compileRule(rule: LeadRule): CompiledRule {
   const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
   const query = parseQuery(pattern);
-  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query), requiredFields: requiredFields(query), requiredValues: requiredValues(query), groupBy: group_by || undefined };
+  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
   if (sequence && window) {
     const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
     compiled.kind = ordered ? 'ordered' : 'window';
