@@ -4,7 +4,7 @@
 // separators as substrings, fields (any value of a multi-valued field), and
 // the shared value rules of query/values.ts.
 import type { FieldValue } from '../topics/index.js';
-import type { FieldNode, QueryNode } from './ast.js';
+import { ARTIFACT_FIELDS, type FieldNode, type QueryNode } from './ast.js';
 import { anchoredRegex } from './regex.js';
 import { asciiLower, globParts, globToRegExp, inNetwork, isNumber, parseNetwork, timeMillis, tokenize } from './values.js';
 
@@ -18,14 +18,23 @@ export interface MatchTarget {
 
 /** What a target costs to prepare for text matching, computed once per target and reused by every rule. */
 export class PreparedTarget {
-  private tokenSet: Set<string> | null = null;
   private lowered: string | null = null;
 
   constructor(readonly target: MatchTarget) {}
 
-  get tokens(): Set<string> {
-    this.tokenSet ??= new Set(tokenize(asciiLower(this.target.raw)));
-    return this.tokenSet;
+  /**
+   * Whether `word` (a token: query/values.ts tokenize, lower-cased) is one
+   * of the raw text's tokens: an occurrence with a separator or an end on
+   * either side. Found without splitting the whole text, which cost more
+   * than every rule's tests together.
+   */
+  hasToken(word: string): boolean {
+    const text = this.lowerRaw;
+    for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+      const end = at + word.length;
+      if ((at === 0 || isSeparator(text.charCodeAt(at - 1))) && (end === text.length || isSeparator(text.charCodeAt(end)))) return true;
+    }
+    return false;
   }
 
   /** The raw text with ASCII letters lower-cased. */
@@ -42,6 +51,22 @@ export class PreparedTarget {
     if (present === undefined) return [];
     return Array.isArray(present) ? present.map(String) : [String(present)];
   }
+
+  /** Whether any value of a field passes `test`: values() without building the list (rules ask this per rule and event). */
+  someValue(field: string, test: (value: string) => boolean): boolean {
+    if (field === 'source') return test(this.target.source);
+    if (field === 'id') return test(this.target.id);
+    const present = this.target.fields[field];
+    if (present === undefined) return false;
+    if (!Array.isArray(present)) return test(String(present));
+    for (const value of present) if (test(String(value))) return true;
+    return false;
+  }
+}
+
+/** The tokenizer's separators (query/values.ts tokenize): ASCII other than letters and digits. */
+function isSeparator(code: number): boolean {
+  return code < 0x80 && !((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a));
 }
 
 type Test = (t: PreparedTarget) => boolean;
@@ -50,12 +75,13 @@ function textTest(value: string, phrase: boolean): Test {
   const words = tokenize(value).map(asciiLower);
   const exactWord = !phrase && words.length === 1 && words[0] === asciiLower(value);
   const needle = asciiLower(value);
-  return (t) => words.every((w) => t.tokens.has(w)) && (exactWord || t.lowerRaw.includes(needle));
+  if (exactWord) return (t) => t.hasToken(words[0]!);
+  return (t) => t.lowerRaw.includes(needle) && words.every((w) => t.hasToken(w));
 }
 
 /** A test on the values of a field: true when any value passes. */
 function anyValue(field: string, test: (value: string) => boolean): Test {
-  return (t) => t.values(field).some(test);
+  return (t) => t.someValue(field, test);
 }
 
 function fieldTest(node: FieldNode): Test {
@@ -67,7 +93,8 @@ function fieldTest(node: FieldNode): Test {
         return anyValue(node.field, (v) => v === wanted);
       }
       const wanted = asciiLower(node.value);
-      return anyValue(node.field, (v) => asciiLower(v) === wanted);
+      // Lower-casing ASCII keeps the length: values of another length are told apart without it.
+      return anyValue(node.field, (v) => v.length === wanted.length && (v === wanted || asciiLower(v) === wanted));
     }
     case 'glob': {
       const regex = globToRegExp(globParts(node.pattern), true);
@@ -127,4 +154,72 @@ function compile(node: QueryNode): Test {
 /** A predicate over prepared targets (the empty query matches everything). */
 export function compileMatcher(query: QueryNode): (target: PreparedTarget) => boolean {
   return compile(query);
+}
+
+/**
+ * Parsed fields every match of the query has (the artifact's own columns
+ * aside): a cheap test that rules out most events before the query runs.
+ * A field test needs its field; AND needs what any part needs; OR what
+ * every branch needs; NOT and text tests need none.
+ */
+export function requiredFields(query: QueryNode): string[] {
+  const needed = (node: QueryNode): Set<string> => {
+    switch (node.kind) {
+      case 'all':
+      case 'text':
+      case 'text_glob':
+      case 'not':
+        return new Set();
+      case 'and':
+        return new Set(node.children.flatMap((c) => [...needed(c)]));
+      case 'or': {
+        const [first, ...rest] = node.children.map(needed);
+        return new Set([...(first ?? [])].filter((f) => rest.every((r) => r.has(f))));
+      }
+      default:
+        return new Set((ARTIFACT_FIELDS as readonly string[]).includes(node.field) ? [] : [node.field]);
+    }
+  };
+  return [...needed(query)];
+}
+
+/** A value of a parsed field (ASCII lower-cased, as equality compares). */
+export interface FieldValuePair {
+  field: string;
+  value: string;
+}
+
+/**
+ * Field values one of which every match of the query has, from its equality
+ * tests on parsed fields (`source` and `id` compare exactly and are left
+ * out); null when the query names no such set. An equality gives its value;
+ * an OR the values of all its branches (null if a branch has none); an AND
+ * the set of one of its parts, the one `cost` ranks cheapest; NOT, text and
+ * the other field tests none. An event with none of the values cannot match,
+ * which lets rules be looked up by value (pipeline/leads/dispatch.ts).
+ */
+export function requiredValues(query: QueryNode, cost: (pairs: FieldValuePair[]) => number): FieldValuePair[] | null {
+  switch (query.kind) {
+    case 'eq':
+      return (ARTIFACT_FIELDS as readonly string[]).includes(query.field) ? null : [{ field: query.field, value: asciiLower(query.value) }];
+    case 'or': {
+      const pairs: FieldValuePair[] = [];
+      for (const child of query.children) {
+        const required = requiredValues(child, cost);
+        if (!required) return null;
+        for (const pair of required) if (!pairs.some((p) => p.field === pair.field && p.value === pair.value)) pairs.push(pair);
+      }
+      return pairs;
+    }
+    case 'and': {
+      let best: FieldValuePair[] | null = null;
+      for (const child of query.children) {
+        const required = requiredValues(child, cost);
+        if (required && (!best || cost(required) < cost(best))) best = required;
+      }
+      return best;
+    }
+    default:
+      return null;
+  }
 }

@@ -6,8 +6,14 @@ import ipaddr from 'ipaddr.js';
 import { QuerySyntaxError } from './errors.js';
 
 /** Lower-cases ASCII letters only, as the store's `lower()` does. */
+const ASCII_UPPER = /[A-Z]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  // Rules lower-case every value and raw line they test: most have no capital, and most of the rest are ASCII,
+  // which the native toLowerCase does the same way, fast. Only other text needs its ASCII letters done alone.
+  if (!ASCII_UPPER.test(text)) return text;
+  return NON_ASCII.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text.toLowerCase();
 }
 
 /** The store's tokenizer (splitByNonAlpha): runs of ASCII letters and digits and of non-ASCII characters. */
@@ -84,7 +90,6 @@ export function timeMillis(value: string): number {
 
 // IPv4 in strict dotted decimal (no leading zeros), as both back ends check before converting.
 export const IPV4_PATTERN = '^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$';
-const IPV4 = new RegExp(IPV4_PATTERN);
 // IPv6 as text: hex groups and colons, optionally ending in a dotted IPv4.
 export const IPV6_PATTERN = '^[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(:((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]))?$';
 const IPV6 = new RegExp(IPV6_PATTERN);
@@ -96,6 +101,14 @@ export interface Network {
   last: string;
   /** For the matcher. */
   range: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  /**
+   * The IPv4 addresses the network holds, as numbers (first, last): an IPv4
+   * network's own, an IPv6 network's IPv4-mapped ones (::ffff:a.b.c.d, as
+   * the store reads an IPv4 value against it); null for none. Lets the
+   * matcher test IPv4 values, most of what it meets, without parsing them
+   * into objects.
+   */
+  ipv4: { first: number; last: number } | null;
 }
 
 /** Whether `text` is written as a CIDR (address/prefix). */
@@ -114,20 +127,59 @@ export function parseNetwork(cidr: string): Network {
   if (address.kind() === 'ipv4') {
     const range = ipaddr.IPv4.networkAddressFromCIDR(cidr);
     const broadcast = ipaddr.IPv4.broadcastAddressFromCIDR(cidr);
-    return { kind: 'ipv4', first: range.toString(), last: broadcast.toString(), range: parsed };
+    return { kind: 'ipv4', first: range.toString(), last: broadcast.toString(), range: parsed, ipv4: { first: ipv4Number(range.toString())!, last: ipv4Number(broadcast.toString())! } };
   }
   const bytes = address.toByteArray();
   const first = bytes.map((b, i) => (i * 8 >= bits ? 0 : i * 8 + 8 <= bits ? b : b & (0xff << (8 - (bits - i * 8))) & 0xff));
   const last = bytes.map((b, i) => (i * 8 >= bits ? 0xff : i * 8 + 8 <= bits ? b : (b | (0xff >> (bits - i * 8))) & 0xff));
-  return { kind: 'ipv6', first: ipaddr.fromByteArray(first).toString(), last: ipaddr.fromByteArray(last).toString(), range: parsed };
+  return { kind: 'ipv6', first: ipaddr.fromByteArray(first).toString(), last: ipaddr.fromByteArray(last).toString(), range: parsed, ipv4: mappedIpv4(first, last) };
+}
+
+/** The IPv4-mapped addresses (::ffff:0:0/96) between two IPv6 addresses' bytes, as IPv4 numbers; null when the range holds none. */
+function mappedIpv4(first: number[], last: number[]): { first: number; last: number } | null {
+  const MAPPED = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+  const compare = (a: number[], b: number[]) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+    return 0;
+  };
+  const low = [...MAPPED, 0, 0, 0, 0];
+  const high = [...MAPPED, 255, 255, 255, 255];
+  if (compare(last, low) < 0 || compare(first, high) > 0) return null;
+  const number = (bytes: number[]) => ((bytes[12]! << 24) | (bytes[13]! << 16) | (bytes[14]! << 8) | bytes[15]!) >>> 0;
+  return { first: compare(first, low) < 0 ? 0 : number(first), last: compare(last, high) > 0 ? 0xffffffff : number(last) };
+}
+
+/**
+ * An IPv4 address in strict dotted decimal (IPV4_PATTERN: four parts of
+ * 0-255, no leading zeros) as a number; null for any other text.
+ */
+export function ipv4Number(value: string): number | null {
+  if (value.length < 7 || value.length > 15) return null;
+  let result = 0;
+  let part = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let i = 0; i <= value.length; i++) {
+    const code = i < value.length ? value.charCodeAt(i) : 0x2e;
+    if (code === 0x2e) {
+      if (digits === 0 || part > 255 || ++parts > 4) return null;
+      result = result * 256 + part;
+      part = 0;
+      digits = 0;
+    } else if (code >= 0x30 && code <= 0x39) {
+      if (digits === 1 && part === 0) return null; // a leading zero
+      part = part * 10 + (code - 0x30);
+      if (++digits > 3) return null;
+    } else return null;
+  }
+  return parts === 4 ? result : null;
 }
 
 /** Whether a field value is an address inside the network; an IPv4 value is also ::ffff:a.b.c.d to an IPv6 network, as the store reads it. */
 export function inNetwork(value: string, network: Network): boolean {
-  if (network.kind === 'ipv4') return IPV4.test(value) && ipaddr.IPv4.parse(value).match(network.range as [ipaddr.IPv4, number]);
-  let address: ipaddr.IPv6;
-  if (IPV4.test(value)) address = ipaddr.IPv4.parse(value).toIPv4MappedAddress();
-  else if (IPV6.test(value) && ipaddr.IPv6.isValid(value)) address = ipaddr.IPv6.parse(value);
-  else return false;
-  return address.match(network.range as [ipaddr.IPv6, number]);
+  const v4 = ipv4Number(value);
+  if (v4 !== null) return network.ipv4 !== null && v4 >= network.ipv4.first && v4 <= network.ipv4.last;
+  if (network.kind === 'ipv4') return false;
+  if (!(IPV6.test(value) && ipaddr.IPv6.isValid(value))) return false;
+  return ipaddr.IPv6.parse(value).match(network.range as [ipaddr.IPv6, number]);
 }

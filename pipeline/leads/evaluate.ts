@@ -20,6 +20,7 @@ import { PreparedTarget } from '../../query/match.js';
 import type { EnrichedEvent } from '../../topics/index.js';
 import { eventTime } from '../event-time.js';
 import type { HotState } from '../state/index.js';
+import { dispatchOf } from './dispatch.js';
 import { evaluateFirstSeen } from './first-seen.js';
 import { evaluateOrdered } from './ordered.js';
 import type { CompiledRule } from './rules.js';
@@ -42,17 +43,28 @@ export interface Evaluation {
 /** Which rules match which events: pure, so it may run where the events were made (pipeline/analysis, on a worker). */
 export function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[]): Match[] {
   const matches: Match[] = [];
+  const candidates: CompiledRule[] = [];
   for (const event of events) {
     const rules = rulesFor(event.org_id);
     if (rules.length === 0) continue;
     const target = new PreparedTarget({ id: event.artifact_id, source: event.source, raw: event.raw, fields: event.fields });
-    for (const rule of rules) {
+    let at: number | undefined;
+    for (const rule of dispatchOf(rules).candidates(event.fields, candidates)) {
       const source = rule.rule.conditions.source;
       if (source && source !== event.source) continue;
-      if (rule.matches(target)) matches.push({ rule, event, at: eventTime(event), keys: rule.countKeys?.(target) ?? [] });
+      if (!hasFields(event, rule.requiredFields) || !rule.matches(target)) continue;
+      at ??= eventTime(event);
+      matches.push({ rule, event, at, keys: rule.countKeys ? rule.countKeys(target) : NO_KEYS });
     }
   }
   return matches;
+}
+
+const NO_KEYS: string[] = [];
+
+function hasFields(event: EnrichedEvent, fields: string[]): boolean {
+  for (const field of fields) if (event.fields[field] === undefined) return false;
+  return true;
 }
 
 function singleFiring({ rule, event, at }: Match): Firing {

@@ -6,9 +6,10 @@
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
-import { compileMatcher, type PreparedTarget } from '../../query/match.js';
+import { compileMatcher, requiredFields, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
+import { gateOf } from './dispatch.js';
 
 /**
  * How a rule's matches become firings (evaluate.ts):
@@ -23,6 +24,10 @@ export interface CompiledRule {
   rule: LeadRule;
   kind: RuleKind;
   matches: (target: PreparedTarget) => boolean;
+  /** Fields an event must have for the pattern to match: checked first, as it rules out most events for most rules. */
+  requiredFields: string[];
+  /** Field values one of which every match has: the rule is filed under them (dispatch.ts); null for none. */
+  gate: FieldValuePair[] | null;
   /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
   /** window and ordered: the window's length. */
@@ -45,14 +50,20 @@ const DAY_MS = 86_400_000;
 
 export function compileRule(rule: LeadRule): CompiledRule {
   const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
-  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
+  const query = parseQuery(pattern);
+  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
   if (sequence && window) {
     const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
     compiled.kind = ordered ? 'ordered' : 'window';
     compiled.threshold = parts.length;
     compiled.steps = parts.length;
     compiled.windowMs = parseDuration(window);
-    compiled.countKeys = (target) => parts.flatMap((part, i) => (part(target) ? [String(i)] : []));
+    const indexes = parts.map((_, i) => String(i));
+    compiled.countKeys = (target) => {
+      const matched: string[] = [];
+      for (let i = 0; i < parts.length; i++) if (parts[i]!(target)) matched.push(indexes[i]!);
+      return matched;
+    };
   } else if (threshold && window) {
     compiled.kind = 'window';
     compiled.threshold = threshold;
