@@ -31,6 +31,7 @@ import { taxiiRoutes } from './routes/taxii.js';
 import { threatfeedRoutes } from './routes/threatfeed.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
+import { reprocessRoutes } from './routes/reprocess.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
 import { aiRoutes } from './routes/ai.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -61,6 +62,7 @@ export function allRoutes(): Route[] {
     ...notificationRoutes,
     ...reportRoutes,
     ...savedSearchRoutes,
+    ...reprocessRoutes,
     ...aiRoutes,
     ...mcpRoutes,
     ...threatfeedRoutes,

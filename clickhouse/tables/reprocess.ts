@@ -1,0 +1,341 @@
+// Re-parsing jobs (POST /v1/reprocess, pipeline/reprocess): the jobs and
+// their slices (migration 029), and the reads a slice and the planner make
+// over the key range (org_id, timestamp, id) that artifacts and events share.
+import { z } from 'zod';
+import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { queryPage, queryRows, SqlParams, whereClause, type Page } from '../sql.js';
+import { nextVersion } from '../version.js';
+import type { KeyCursor } from '../../topics/index.js';
+
+export const REPROCESS_STATUSES = ['queued', 'planning', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type ReprocessStatus = (typeof REPROCESS_STATUSES)[number];
+
+/** Statuses after which a job does nothing more. */
+export function isFinished(status: ReprocessStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'cancelled';
+}
+
+export interface ReprocessJob {
+  id: string;
+  org_id: string;
+  status: ReprocessStatus;
+  /** The artifacts' timestamps, [start, end). */
+  start: string;
+  end: string;
+  /** Only artifacts of this source; null for every source. */
+  source: string | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Artifacts in the range when the job was created. */
+  artifacts_total: number;
+  /** Slices sent so far; all of them once `planned`. */
+  slices_planned: number;
+  planned: boolean;
+  /** Where planning resumes: the first key of the next slice (null: at the range's start). */
+  plan_cursor: KeyCursor | null;
+  error: string;
+  updated_at: string;
+}
+
+const Count = z.coerce.number();
+const JobRow = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  status: z.enum(REPROCESS_STATUSES),
+  range_start: z.string(),
+  range_end: z.string(),
+  source: z.string(),
+  created_by: z.string(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  artifacts_total: Count,
+  slices_planned: Count,
+  planned: z.union([z.boolean(), z.number()]).transform(Boolean),
+  plan_cursor_time: z.string().nullable(),
+  plan_cursor_id: z.string().nullable(),
+  error: z.string(),
+  updated_at: z.string(),
+});
+
+// UUIDs come out of JSONEachRow as text; a toString(id) AS id would shadow the column in WHERE.
+const JOB_COLUMNS =
+  'id, org_id, status, range_start, range_end, source, created_by, created_at, started_at, finished_at, artifacts_total, slices_planned, planned, plan_cursor_time, plan_cursor_id, error, updated_at';
+
+const isoOrNull = (value: string | null) => (value ? toIsoTimestamp(value) : null);
+const timeOrNull = (iso: string | null) => (iso ? toClickHouseTime(iso) : null);
+
+function jobFromRow(row: unknown): ReprocessJob {
+  const r = JobRow.parse(row);
+  return {
+    id: r.id,
+    org_id: r.org_id,
+    status: r.status,
+    start: toIsoTimestamp(r.range_start),
+    end: toIsoTimestamp(r.range_end),
+    source: r.source || null,
+    created_by: r.created_by,
+    created_at: toIsoTimestamp(r.created_at),
+    started_at: isoOrNull(r.started_at),
+    finished_at: isoOrNull(r.finished_at),
+    artifacts_total: r.artifacts_total,
+    slices_planned: r.slices_planned,
+    planned: r.planned,
+    plan_cursor: r.plan_cursor_time && r.plan_cursor_id ? { timestamp: toIsoTimestamp(r.plan_cursor_time), id: r.plan_cursor_id } : null,
+    error: r.error,
+    updated_at: toIsoTimestamp(r.updated_at),
+  };
+}
+
+/** Writes the job's current state as its newest version. */
+export async function saveReprocessJob(store: Store, job: ReprocessJob): Promise<void> {
+  await store.insert({
+    table: 'reprocess_jobs',
+    format: 'JSONEachRow',
+    values: [
+      {
+        id: job.id,
+        org_id: job.org_id,
+        status: job.status,
+        range_start: toClickHouseTime(job.start),
+        range_end: toClickHouseTime(job.end),
+        source: job.source ?? '',
+        created_by: job.created_by,
+        created_at: toClickHouseTime(job.created_at),
+        started_at: timeOrNull(job.started_at),
+        finished_at: timeOrNull(job.finished_at),
+        artifacts_total: job.artifacts_total,
+        slices_planned: job.slices_planned,
+        planned: job.planned,
+        plan_cursor_time: timeOrNull(job.plan_cursor?.timestamp ?? null),
+        plan_cursor_id: job.plan_cursor?.id ?? null,
+        error: job.error,
+        updated_at: toClickHouseTime(job.updated_at),
+        version: nextVersion(),
+      },
+    ],
+  });
+}
+
+export async function getReprocessJob(store: Store, orgId: string, id: string): Promise<ReprocessJob | null> {
+  const params = new SqlParams();
+  const rows = await queryRows(store, `SELECT ${JOB_COLUMNS} FROM reprocess_jobs FINAL WHERE org_id = ${params.add(orgId, 'String')} AND id = ${params.add(id, 'UUID')}`, params);
+  return rows[0] ? jobFromRow(rows[0]) : null;
+}
+
+/** Newest first. */
+export async function listReprocessJobs(store: Store, orgId: string, page: Page): Promise<{ jobs: ReprocessJob[]; total: number }> {
+  const params = new SqlParams();
+  const { rows, total } = await queryPage(store, {
+    query: `SELECT ${JOB_COLUMNS} FROM reprocess_jobs FINAL WHERE org_id = ${params.add(orgId, 'String')}`,
+    params,
+    orderBy: 'created_at DESC, id DESC',
+    page,
+  });
+  return { jobs: rows.map(jobFromRow), total };
+}
+
+/** The organization's job that has not finished, if any (there is at most one: POST /v1/reprocess). */
+export async function activeReprocessJob(store: Store, orgId: string): Promise<ReprocessJob | null> {
+  const params = new SqlParams();
+  const rows = await queryRows(
+    store,
+    `SELECT ${JOB_COLUMNS} FROM reprocess_jobs FINAL WHERE org_id = ${params.add(orgId, 'String')} AND status NOT IN ('succeeded', 'failed', 'cancelled') ORDER BY created_at DESC LIMIT 1`,
+    params,
+  );
+  return rows[0] ? jobFromRow(rows[0]) : null;
+}
+
+export const SLICE_STATUSES = ['applying', 'done', 'failed'] as const;
+export type SliceStatus = (typeof SLICE_STATUSES)[number];
+
+/** What re-parsing a slice's artifacts found, by artifact. */
+export interface SliceCounts {
+  artifacts: number;
+  /** The event a parse gives today is the one stored. */
+  unchanged: number;
+  /** Its stored event was replaced. */
+  changed: number;
+  /** It had no event and has one now. */
+  added: number;
+  /** It had an event and no longer parses: the event was removed. */
+  removed: number;
+  /** It does not parse today (those that had an event are `removed` too). */
+  unparsed: number;
+  /** It has no event yet and arrived too shortly before the job to be sure the pipeline is done with it: left to the pipeline. */
+  unsettled: number;
+}
+
+export const NO_COUNTS: SliceCounts = { artifacts: 0, unchanged: 0, changed: 0, added: 0, removed: 0, unparsed: 0, unsettled: 0 };
+const COUNT_NAMES = Object.keys(NO_COUNTS) as (keyof SliceCounts)[];
+
+export interface SliceRecord {
+  org_id: string;
+  job_id: string;
+  slice: number;
+  status: SliceStatus;
+  counts: SliceCounts;
+  /** Events partitions (toYYYYMMDD of created_at) its changes wrote patches to. */
+  partitions: string[];
+  error: string;
+}
+
+export async function saveSlice(store: Store, record: SliceRecord): Promise<void> {
+  await store.insert({
+    table: 'reprocess_slices',
+    format: 'JSONEachRow',
+    values: [
+      {
+        org_id: record.org_id,
+        job_id: record.job_id,
+        slice: record.slice,
+        status: record.status,
+        ...record.counts,
+        partitions: record.partitions,
+        error: record.error,
+        updated_at: toClickHouseTime(new Date().toISOString()),
+        version: nextVersion(),
+      },
+    ],
+  });
+}
+
+const SliceRow = z.object({
+  slice: Count,
+  status: z.enum(SLICE_STATUSES),
+  partitions: z.array(z.string()),
+  error: z.string(),
+  ...Object.fromEntries(COUNT_NAMES.map((name) => [name, Count])),
+});
+
+export async function getSlice(store: Store, orgId: string, jobId: string, slice: number): Promise<SliceRecord | null> {
+  const params = new SqlParams();
+  const rows = await queryRows(
+    store,
+    `SELECT * FROM reprocess_slices FINAL WHERE org_id = ${params.add(orgId, 'String')} AND job_id = ${params.add(jobId, 'UUID')} AND slice = ${params.add(slice, 'UInt32')}`,
+    params,
+  );
+  if (!rows[0]) return null;
+  const r = SliceRow.parse(rows[0]) as z.infer<typeof SliceRow> & SliceCounts;
+  return { org_id: orgId, job_id: jobId, slice: r.slice, status: r.status, counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, r[name]])) as unknown as SliceCounts, partitions: r.partitions, error: r.error };
+}
+
+export interface JobProgress {
+  /** Slices done, and failed. */
+  done: number;
+  failed: number;
+  counts: SliceCounts;
+  partitions: string[];
+  /** The first failed slice's reason. */
+  error: string;
+}
+
+/** Each job's slices summed: the finished ones (done or failed) and what they found. */
+export async function jobProgress(store: Store, orgId: string, jobIds: string[]): Promise<Map<string, JobProgress>> {
+  if (jobIds.length === 0) return new Map();
+  const params = new SqlParams();
+  const sums = COUNT_NAMES.map((name) => `sumIf(${name}, status != 'applying') AS ${name}`).join(', ');
+  const rows = (await queryRows(
+    store,
+    `SELECT job_id, countIf(status = 'done') AS done, countIf(status = 'failed') AS failed, ${sums},
+            groupUniqArrayArray(partitions) AS partitions, anyIf(error, status = 'failed') AS error
+     FROM reprocess_slices FINAL
+     WHERE org_id = ${params.add(orgId, 'String')} AND job_id IN ${params.add(jobIds, 'Array(UUID)')}
+     GROUP BY job_id`,
+    params,
+  )) as Record<string, unknown>[];
+  return new Map(
+    rows.map((r) => [
+      String(r.job_id),
+      {
+        done: Number(r.done),
+        failed: Number(r.failed),
+        counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, Number(r[name])])) as unknown as SliceCounts,
+        partitions: (r.partitions as string[]).sort(),
+        error: String(r.error ?? ''),
+      },
+    ]),
+  );
+}
+
+/** Artifacts of an organization in [start, end), of one source or all. */
+export interface KeyRange {
+  orgId: string;
+  source: string | null;
+  start: string;
+  end: string;
+}
+
+/** Rows of `range` with keys in [from, to) (null: no bound beyond the range's), on a table keyed (org_id, timestamp, <id>). */
+function keyRangeConditions(range: KeyRange, from: KeyCursor | null, to: KeyCursor | null, idColumn: 'id' | 'artifact_id', params: SqlParams): string[] {
+  const conditions = [
+    `org_id = ${params.add(range.orgId, 'String')}`,
+    `timestamp >= ${params.add(toClickHouseTime(range.start), 'DateTime64(3)')}`,
+    `timestamp < ${params.add(toClickHouseTime(range.end), 'DateTime64(3)')}`,
+  ];
+  if (range.source) conditions.push(`source = ${params.add(range.source, 'String')}`);
+  // The plain time bound beside each tuple bound is what the primary key prunes by.
+  if (from) {
+    const time = params.add(toClickHouseTime(from.timestamp), 'DateTime64(3)');
+    conditions.push(`timestamp >= ${time}`, `(timestamp, ${idColumn}) >= (${time}, ${params.add(from.id, 'UUID')})`);
+  }
+  if (to) {
+    const time = params.add(toClickHouseTime(to.timestamp), 'DateTime64(3)');
+    conditions.push(`timestamp <= ${time}`, `(timestamp, ${idColumn}) < (${time}, ${params.add(to.id, 'UUID')})`);
+  }
+  return conditions;
+}
+
+/** How many artifacts the range holds. */
+export async function countArtifactsInRange(store: Store, range: KeyRange): Promise<number> {
+  const params = new SqlParams();
+  const [row] = (await queryRows(store, `SELECT count() AS n FROM artifacts ${whereClause(keyRangeConditions(range, null, null, 'id', params))}`, params)) as { n: string }[];
+  return Number(row?.n ?? 0);
+}
+
+/** The key `size` artifacts after `from` in the range (the first key of the next slice), or null when fewer are left. */
+export async function keyAfter(store: Store, range: KeyRange, from: KeyCursor | null, size: number): Promise<KeyCursor | null> {
+  const params = new SqlParams();
+  const rows = (await queryRows(
+    store,
+    `SELECT timestamp, id FROM artifacts ${whereClause(keyRangeConditions(range, from, null, 'id', params))}
+     ORDER BY timestamp, id LIMIT 1 OFFSET ${params.add(size, 'UInt64')}`,
+    params,
+  )) as { timestamp: string; id: string }[];
+  return rows[0] ? { timestamp: toIsoTimestamp(rows[0].timestamp), id: rows[0].id } : null;
+}
+
+/**
+ * A slice's artifacts as JSONEachRow text (id, org_id, source, raw, and the
+ * timestamp `t` and arrival `c` in epoch ms): the text goes to a worker
+ * thread as it is, which reads it (pipeline/reprocess/reparse.ts).
+ */
+export async function sliceArtifactsText(store: Store, range: KeyRange, from: KeyCursor | null, to: KeyCursor | null): Promise<string> {
+  const params = new SqlParams();
+  const result = await store.query({
+    query: `SELECT id, org_id, source, raw, toUnixTimestamp64Milli(timestamp) AS t, toUnixTimestamp64Milli(created_at) AS c
+            FROM artifacts ${whereClause(keyRangeConditions(range, from, to, 'id', params))}`,
+    query_params: params.values,
+    format: 'JSONEachRow',
+  });
+  return result.text();
+}
+
+/**
+ * The stored events of the same keys as JSONEachRow text (artifact id,
+ * parser, event time `e` in epoch ms or null, fields, and the partition `p`
+ * the row is in). Joined audit events (no artifact of their own) come too;
+ * the reader leaves out what no artifact of the slice names.
+ */
+export async function sliceEventsText(store: Store, range: KeyRange, from: KeyCursor | null, to: KeyCursor | null): Promise<string> {
+  const params = new SqlParams();
+  const result = await store.query({
+    query: `SELECT artifact_id AS id, parser, toUnixTimestamp64Milli(event_time) AS e, fields, toString(toYYYYMMDD(created_at)) AS p
+            FROM events ${whereClause(keyRangeConditions(range, from, to, 'artifact_id', params))}`,
+    query_params: params.values,
+    format: 'JSONEachRow',
+  });
+  return result.text();
+}

@@ -1,0 +1,206 @@
+// Reprocess stage: re-parsing jobs (POST /v1/reprocess) as tasks on
+// reprocess.tasks, shared by the members of its consumer group, so that on
+// Kafka every `cairn worker reprocess` (and `cairn start`) takes a share.
+//
+// A job goes: `plan` (one task) cuts its range into slices of the artifacts
+// table's key (org_id, timestamp, id), each holding `sliceArtifacts`
+// artifacts, and sends them a wave at a time, noting in the job row how far
+// it got; `slice` tasks re-parse (reparse.ts, on worker threads) and write
+// what changed; the task that finds every slice done sends `finish`, which
+// folds the patch parts the job wrote and closes the job.
+//
+// Resumable: a task is committed only after its writes and its record
+// (the job row, the slice row), so a crash or a SIGKILL redelivers it, and
+// doing a task again gives the same rows. A slice already done is skipped;
+// one that was writing keeps the counts of its first pass.
+import { errorMessage } from '../../lib/errors.js';
+import { insertEncoded } from '../../clickhouse/encoded-rows.js';
+import { foldEventPatches, LARGE_STATEMENT_SETTINGS } from '../../clickhouse/tables/events.js';
+import {
+  getReprocessJob,
+  getSlice,
+  isFinished,
+  jobProgress,
+  keyAfter,
+  NO_COUNTS,
+  saveReprocessJob,
+  saveSlice,
+  sliceArtifactsText,
+  sliceEventsText,
+  type KeyRange,
+  type ReprocessJob,
+} from '../../clickhouse/tables/reprocess.js';
+import { reprocessTasks, type KeyCursor, type ReprocessTask } from '../../topics/index.js';
+import { consume, publish } from '../bus/consume.js';
+import type { HandlerContext } from '../bus/consume.js';
+import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
+import { createReparsePool, type ReparsePool } from './pool.js';
+
+/**
+ * Artifacts that arrived this long before a job was created and still have
+ * no event are given one by the job; later ones may be on their way through
+ * the pipeline, which writes their event itself (both would make two rows).
+ */
+export const SETTLE_MS = 5 * 60_000;
+
+/** Slices the planner sends at a time, noting its cursor after each wave. */
+const WAVE = 50;
+
+type Slice = Extract<ReprocessTask, { kind: 'slice' }>;
+
+function rangeOf(job: ReprocessJob): KeyRange {
+  return { orgId: job.org_id, source: job.source, start: job.start, end: job.end };
+}
+
+class Reprocessor {
+  constructor(
+    private readonly ctx: StageContext,
+    private readonly pool: ReparsePool,
+  ) {}
+
+  private get store() {
+    return this.ctx.store;
+  }
+
+  async handle(task: ReprocessTask, batch: HandlerContext): Promise<void> {
+    const job = await getReprocessJob(this.store, task.org_id, task.job_id);
+    // A job that left the table (its TTL) has nothing more to do.
+    if (!job) return;
+    try {
+      if (task.kind === 'plan') await this.plan(job, batch);
+      else if (task.kind === 'slice') await this.slice(job, task);
+      else await this.finish(job);
+    } catch (err) {
+      if (isTransientStageError(err)) throw err;
+      // Anything else would come back on every delivery: the job (or its slice) fails, saying why, and the stage goes on.
+      this.ctx.logger.error({ job: job.id, task: task.kind, err: errorMessage(err) }, 're-parsing task failed');
+      if (task.kind === 'slice') {
+        await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, status: 'failed', counts: NO_COUNTS, partitions: [], error: errorMessage(err) });
+        await this.finishWhenDone(job.org_id, job.id);
+      } else {
+        await this.update(job.org_id, job.id, (current) => ({ status: 'failed', error: errorMessage(err), finished_at: current.finished_at ?? new Date().toISOString() }));
+      }
+    }
+  }
+
+  /**
+   * Writes changes to the job's newest row, read again first so that a
+   * cancellation made meanwhile stands: only `finish` moves a cancelled job,
+   * and only to set when it finished.
+   */
+  private async update(orgId: string, id: string, change: (current: ReprocessJob) => Partial<ReprocessJob>): Promise<ReprocessJob | null> {
+    const current = await getReprocessJob(this.store, orgId, id);
+    if (!current) return null;
+    const changed = { ...current, ...change(current), updated_at: new Date().toISOString() };
+    if (current.status === 'cancelled') changed.status = 'cancelled';
+    await saveReprocessJob(this.store, changed);
+    return changed;
+  }
+
+  private async plan(job: ReprocessJob, batch: HandlerContext): Promise<void> {
+    if (isFinished(job.status)) return;
+    let current: ReprocessJob | null = job;
+    if (!job.planned) {
+      if (job.status === 'queued') current = await this.update(job.org_id, job.id, () => ({ status: 'planning', started_at: new Date().toISOString() }));
+      let cursor: KeyCursor | null = job.plan_cursor;
+      let slice = job.slices_planned;
+      const size = this.ctx.config.pipeline.reprocessSlice;
+      // Planning resumes at the cursor noted after the last wave sent. A crash between a wave and its note sends
+      // the wave again: its slices keep their numbers (and a slice done is not done twice).
+      while (current && !current.planned && current.status !== 'cancelled') {
+        const wave: Slice[] = [];
+        do {
+          const next = await keyAfter(this.store, rangeOf(job), cursor, size);
+          wave.push({ kind: 'slice', org_id: job.org_id, job_id: job.id, slice: slice++, from: cursor, to: next });
+          cursor = next;
+        } while (cursor && wave.length < WAVE);
+        await publish(this.ctx.bus, reprocessTasks, wave);
+        const done = cursor === null;
+        current = await this.update(job.org_id, job.id, () => ({ slices_planned: slice, plan_cursor: cursor, planned: done, ...(done ? { status: 'running' as const } : {}) }));
+        await batch.heartbeat();
+      }
+      this.ctx.logger.info({ job: job.id, slices: slice }, 're-parsing job planned');
+    }
+    // Slices may all be done before planning ends.
+    await this.finishWhenDone(job.org_id, job.id);
+  }
+
+  private async slice(job: ReprocessJob, task: Slice): Promise<void> {
+    if (job.status === 'cancelled' || isFinished(job.status)) return;
+    const before = await getSlice(this.store, job.org_id, job.id, task.slice);
+    if (before?.status === 'done' || before?.status === 'failed') return this.finishWhenDone(job.org_id, job.id);
+    const range = rangeOf(job);
+    const [artifacts, events] = await Promise.all([sliceArtifactsText(this.store, range, task.from, task.to), sliceEventsText(this.store, range, task.from, task.to)]);
+    const result = await this.pool.run({ artifacts, events, timezone: this.ctx.config.logTimezone, settledBefore: Date.parse(job.created_at) - SETTLE_MS });
+    // After a crash mid-write, part of the slice is written: what this pass finds changed is less than what the
+    // first pass found, whose counts the slice keeps.
+    const counts = before?.counts ?? result.counts;
+    const partitions = [...new Set([...(before?.partitions ?? []), ...result.partitions])].sort();
+    const record = { org_id: job.org_id, job_id: job.id, slice: task.slice, counts, partitions, error: '' };
+    const changes = result.replace !== null || result.remove !== null || result.counts.added > 0;
+    if (!before && changes) await saveSlice(this.store, { ...record, status: 'applying' });
+    await Promise.all([
+      result.replace && this.store.command({ query: result.replace, clickhouse_settings: LARGE_STATEMENT_SETTINGS }),
+      result.remove && this.store.command({ query: result.remove, clickhouse_settings: LARGE_STATEMENT_SETTINGS }),
+      ...result.inserts.map((rows) => insertEncoded(this.store, rows)),
+    ]);
+    await saveSlice(this.store, { ...record, status: 'done' });
+    await this.finishWhenDone(job.org_id, job.id, partitions);
+  }
+
+  /**
+   * Sends `finish` once the job is planned and every slice is done. Each
+   * slice writes its record before it looks, so of the last two slices
+   * done at once, at least the later sees both. A slice that ends after
+   * its job was cancelled folds its own patches (the job's finish may have
+   * run before it wrote them).
+   */
+  private async finishWhenDone(orgId: string, id: string, partitions: string[] = []): Promise<void> {
+    const job = await getReprocessJob(this.store, orgId, id);
+    if (!job || isFinished(job.status)) {
+      if (job?.status === 'cancelled') await foldEventPatches(this.store, partitions);
+      return;
+    }
+    if (!job.planned) return;
+    const progress = (await jobProgress(this.store, orgId, [id])).get(id);
+    if ((progress?.done ?? 0) + (progress?.failed ?? 0) < job.slices_planned) return;
+    await publish(this.ctx.bus, reprocessTasks, [{ kind: 'finish', org_id: orgId, job_id: id }]);
+  }
+
+  private async finish(job: ReprocessJob): Promise<void> {
+    if (job.finished_at) return;
+    const progress = (await jobProgress(this.store, job.org_id, [job.id])).get(job.id);
+    await foldEventPatches(this.store, progress?.partitions ?? []);
+    const failed = (progress?.failed ?? 0) > 0;
+    const finished = await this.update(job.org_id, job.id, (current) => ({
+      status: current.status === 'cancelled' ? 'cancelled' : failed ? 'failed' : 'succeeded',
+      error: failed ? `${progress!.failed} slice(s) failed: ${progress!.error}` : current.error,
+      finished_at: new Date().toISOString(),
+    }));
+    this.ctx.logger.info({ job: job.id, status: finished?.status, ...progress?.counts }, 're-parsing job finished');
+  }
+}
+
+export const reprocessStage: Stage = {
+  name: 'reprocess',
+  description: 're-parses stored artifacts for re-parsing jobs (POST /v1/reprocess), a slice of the key range at a time, on worker threads',
+  input: reprocessTasks.name,
+  async start(ctx) {
+    const pool = createReparsePool(ctx.config.pipeline.workers);
+    const reprocessor = new Reprocessor(ctx, pool);
+    const subscription = await consume({
+      bus: ctx.bus,
+      topic: reprocessTasks,
+      group: 'reprocess',
+      logger: ctx.logger,
+      // A slice per worker thread at once; the batch commits when all are written.
+      maxBatchSize: Math.max(1, ctx.config.pipeline.workers),
+      maxWaitMs: 50,
+      isTransient: isTransientStageError,
+      handle: async (batch, context) => {
+        await Promise.all(batch.map(({ value }) => reprocessor.handle(value, context)));
+      },
+    });
+    return withCleanup(subscription, () => pool.close());
+  },
+};
