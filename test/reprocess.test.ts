@@ -14,6 +14,7 @@ import type { Store } from '../clickhouse/client.js';
 import { insertArtifacts, type Artifact } from '../clickhouse/tables/artifacts.js';
 import { insertEvents } from '../clickhouse/tables/events.js';
 import { newId } from '../lib/ids.js';
+import { startStages } from '../cli/runtime.js';
 import { startTestApi, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestApi } from './helpers/api.js';
 import { BUS_KINDS, eventually, type BusKind } from './helpers/buses.js';
 import { drained, FUSED_STAGES, get, ingestLines } from './helpers/pipeline.js';
@@ -120,6 +121,8 @@ describe.each(BUS_KINDS)('re-parsing on the %s bus', (kind: BusKind) => {
 
   it('replaces old events in place, counting nothing twice at any moment, and a second run changes nothing', async () => {
     const api = await reopen({ distributed, stages: FUSED_STAGES, env: { CAIRN_REPROCESS_SLICE: SLICE } });
+    // On Kafka a second member of the reprocess group, joined well before the job: the slices spread over both.
+    const members = distributed ? await startStages(api.runtime, ['reprocess']) : [];
     const [reference, reparsed] = [`ref-${kind}`, `old-${kind}`];
     const referenceToken = api.token('all', reference);
     const token = api.token('all', reparsed);
@@ -159,6 +162,13 @@ describe.each(BUS_KINDS)('re-parsing on the %s bus', (kind: BusKind) => {
     expect(done.progress.slices_done).toBe(done.progress.slices_planned);
     expect(done.progress.slices_planned).toBeGreaterThanOrEqual(LINES.length / Number(SLICE));
     expect(done.counts).toMatchObject({ changed: LINES.length, unchanged: 0, added: 0, removed: 0 });
+    if (distributed) {
+      const [row] = await (
+        await api.runtime.store.query({ query: 'SELECT uniqExact(member) AS members FROM reprocess_slices FINAL WHERE job_id = {job:UUID}', query_params: { job: job.id }, format: 'JSONEachRow' })
+      ).json<{ members: string }>();
+      expect(Number(row!.members)).toBe(2);
+      await Promise.all(members.map((m) => m.stop()));
+    }
 
     // Every event is now what a fresh ingest of its line gives; so are the searches, nodes and edges.
     expect(await eventsByRaw(api.runtime.store, reparsed)).toEqual(await eventsByRaw(api.runtime.store, reference));

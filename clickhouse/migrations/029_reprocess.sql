@@ -46,7 +46,8 @@ TTL toDateTime(created_at) + toIntervalDay(90);
 -- What each slice of a job did: written as `applying` with its counts before
 -- its writes, `done` after them (or `failed`). A slice handled again after a
 -- crash keeps the counts of its first pass, when nothing had been changed.
--- `partitions` are the events partitions its changes wrote patches to.
+-- `partitions` are the events partitions its changes wrote patches to;
+-- `member` names the stage instance that did it (host/pid/instance).
 CREATE TABLE IF NOT EXISTS reprocess_slices
 (
     org_id     LowCardinality(String),
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS reprocess_slices
     unparsed   UInt32,
     unsettled  UInt32,
     partitions Array(String),
+    member     String,
     error      String,
     updated_at DateTime64(3, 'UTC'),
     version    UInt64

@@ -179,6 +179,8 @@ export interface SliceRecord {
   counts: SliceCounts;
   /** Events partitions (toYYYYMMDD of created_at) its changes wrote patches to. */
   partitions: string[];
+  /** The stage instance that handled it (host/pid/instance): on Kafka, slices spread over the group's members. */
+  member: string;
   error: string;
 }
 
@@ -194,6 +196,7 @@ export async function saveSlice(store: Store, record: SliceRecord): Promise<void
         status: record.status,
         ...record.counts,
         partitions: record.partitions,
+        member: record.member,
         error: record.error,
         updated_at: toClickHouseTime(new Date().toISOString()),
         version: nextVersion(),
@@ -206,6 +209,7 @@ const SliceRow = z.object({
   slice: Count,
   status: z.enum(SLICE_STATUSES),
   partitions: z.array(z.string()),
+  member: z.string(),
   error: z.string(),
   ...Object.fromEntries(COUNT_NAMES.map((name) => [name, Count])),
 });
@@ -219,7 +223,7 @@ export async function getSlice(store: Store, orgId: string, jobId: string, slice
   );
   if (!rows[0]) return null;
   const r = SliceRow.parse(rows[0]) as z.infer<typeof SliceRow> & SliceCounts;
-  return { org_id: orgId, job_id: jobId, slice: r.slice, status: r.status, counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, r[name]])) as unknown as SliceCounts, partitions: r.partitions, error: r.error };
+  return { org_id: orgId, job_id: jobId, slice: r.slice, status: r.status, counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, r[name]])) as unknown as SliceCounts, partitions: r.partitions, member: r.member, error: r.error };
 }
 
 export interface JobProgress {

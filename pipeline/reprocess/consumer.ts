@@ -13,6 +13,7 @@
 // (the job row, the slice row), so a crash or a SIGKILL redelivers it, and
 // doing a task again gives the same rows. A slice already done is skipped;
 // one that was writing keeps the counts of its first pass.
+import os from 'node:os';
 import { errorMessage } from '../../lib/errors.js';
 import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { foldEventPatches, LARGE_STATEMENT_SETTINGS } from '../../clickhouse/tables/events.js';
@@ -52,7 +53,13 @@ function rangeOf(job: ReprocessJob): KeyRange {
   return { orgId: job.org_id, source: job.source, start: job.start, end: job.end };
 }
 
+/** Stage instances started in this process, for their names. */
+let instances = 0;
+
 class Reprocessor {
+  /** Who handles the slices: recorded with each, so that how a job spread over the group's members shows. */
+  private readonly member = `${os.hostname()}/${process.pid}/${++instances}`;
+
   constructor(
     private readonly ctx: StageContext,
     private readonly pool: ReparsePool,
@@ -75,7 +82,7 @@ class Reprocessor {
       // Anything else would come back on every delivery: the job (or its slice) fails, saying why, and the stage goes on.
       this.ctx.logger.error({ job: job.id, task: task.kind, err: errorMessage(err) }, 're-parsing task failed');
       if (task.kind === 'slice') {
-        await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, status: 'failed', counts: NO_COUNTS, partitions: [], error: errorMessage(err) });
+        await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, status: 'failed', counts: NO_COUNTS, partitions: [], member: this.member, error: errorMessage(err) });
         await this.finishWhenDone(job.org_id, job.id);
       } else {
         await this.update(job.org_id, job.id, (current) => ({ status: 'failed', error: errorMessage(err), finished_at: current.finished_at ?? new Date().toISOString() }));
@@ -136,7 +143,7 @@ class Reprocessor {
     // first pass found, whose counts the slice keeps.
     const counts = before?.counts ?? result.counts;
     const partitions = [...new Set([...(before?.partitions ?? []), ...result.partitions])].sort();
-    const record = { org_id: job.org_id, job_id: job.id, slice: task.slice, counts, partitions, error: '' };
+    const record = { org_id: job.org_id, job_id: job.id, slice: task.slice, counts, partitions, member: this.member, error: '' };
     const changes = result.replace !== null || result.remove !== null || result.counts.added > 0;
     if (!before && changes) await saveSlice(this.store, { ...record, status: 'applying' });
     await Promise.all([
