@@ -186,32 +186,49 @@ describe.each(BUS_KINDS)('re-parsing on the %s bus', (kind: BusKind) => {
     expect(list.jobs.map((j) => j.id)).toEqual([again.id, job.id]);
   }, 240_000);
 
-  it('adds the events of artifacts that had none, removes those of artifacts that no longer parse, and filters by source', async () => {
-    const api = open.at(-1)!;
+  it('adds the events of artifacts that had none, removes those of artifacts that no longer parse, filters by source, and folds each partition it patched', async () => {
+    // The previous test's API when it ran, else one of its own.
+    const api = open[0] ?? (await reopen({ distributed, stages: FUSED_STAGES, env: { CAIRN_REPROCESS_SLICE: SLICE } }));
     const orgId = `gaps-${kind}`;
     const token = api.token('all', orgId);
     const referenceToken = api.token('all', `gaps-ref-${kind}`);
     const lines = LINES.slice(0, 300);
     await ingestLines(api, referenceToken, lines);
-    // Stored an hour ago with no events, as when a parser failed on them then: the pipeline is long done with them.
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    const stored: Artifact[] = lines.map((raw, i) => ({ id: newId(), org_id: orgId, source: 'auth', raw, timestamp: new Date(Date.now() - 3_600_000 + i).toISOString(), metadata: {}, created_at: hourAgo }));
+    // Stored on three days, long enough ago that the pipeline is done with them; the first 90 with an event an
+    // older parser wrote, the others with none (as when a parser failed on them then).
+    const stored: Artifact[] = lines.map((raw, i) => {
+      const arrived = new Date(Date.now() - 3_600_000 - (i % 3) * 86_400_000 + i).toISOString();
+      return { id: newId(), org_id: orgId, source: 'auth', raw, timestamp: arrived, metadata: {}, created_at: arrived };
+    });
+    const old = stored.slice(0, 90);
     // An artifact nothing parses today (a blank line) whose event an older parser wrote, and one of another source.
     const blank: Artifact = { ...stored[0]!, id: newId(), raw: '   ' };
     const other: Artifact = { ...stored[1]!, id: newId(), source: 'firewall' };
     await insertArtifacts(api.runtime.store, [...stored, blank, other]);
-    await insertEvents(api.runtime.store, [{ artifact_id: blank.id, org_id: orgId, source: 'auth', timestamp: blank.timestamp, parser: 'legacy', fields: { message: 'blank' }, created_at: hourAgo }]);
+    await insertEvents(
+      api.runtime.store,
+      [...old, blank].map((a) => ({ artifact_id: a.id, org_id: orgId, source: 'auth', timestamp: a.timestamp, parser: 'legacy', fields: { message: 'old' }, created_at: a.created_at })),
+    );
 
     const job = await finishedJob(api, token, (await startJob(api, token, { ...RANGE, source: 'auth' })).id);
     expect(job.status).toBe('succeeded');
     expect(job.progress.artifacts_done).toBe(lines.length + 1);
-    expect(job.counts).toMatchObject({ added: lines.length, removed: 1, unparsed: 1, changed: 0, unchanged: 0, unsettled: 0 });
+    expect(job.counts).toMatchObject({ changed: old.length, added: lines.length - old.length, removed: 1, unparsed: 1, unchanged: 0, unsettled: 0 });
+    // A slice never spans two partitions.
+    expect(job.progress.slices_planned).toBeGreaterThanOrEqual(3);
     await drained(api);
     const referenceRows = await eventRows(api.runtime.store, `gaps-ref-${kind}`);
     // Each artifact of the source has its one event; the blank line none; the other source's artifact was not read.
     expect(await eventRows(api.runtime.store, orgId)).toBe(referenceRows);
     expect((await eventsByRaw(api.runtime.store, orgId)).size).toBe(new Set(lines).size);
     expect((await get<{ total: number }>(api, token, '/api/v1/nodes?limit=1')).total).toBe((await get<{ total: number }>(api, referenceToken, '/api/v1/nodes?limit=1')).total);
+    // Every partition it patched had its patches folded.
+    const days = [...new Set(old.map((a) => a.created_at.slice(0, 10).replaceAll('-', '')))];
+    expect(days).toHaveLength(3);
+    const folds = await (
+      await api.runtime.store.query({ query: `SELECT command FROM system.mutations WHERE database = currentDatabase() AND table = 'events'`, format: 'JSONEachRow' })
+    ).json<{ command: string }>();
+    for (const day of days) expect(folds.map((f) => f.command).join('\n')).toContain(`APPLY PATCHES IN PARTITION ID '${day}'`);
 
     // One unfinished job per organization; a finished one cannot be cancelled.
     const res = await api.request('POST', `/api/v1/reprocess/${job.id}/cancel`, { token });

@@ -145,6 +145,7 @@ export const reprocessRoutes = [
         slices_planned: 0,
         planned: false,
         plan_cursor: null,
+        partition_slices: {},
         error: '',
         updated_at: now,
       };

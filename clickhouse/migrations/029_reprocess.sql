@@ -12,9 +12,12 @@
 ALTER TABLE events MODIFY SETTING enable_block_number_column = 1, enable_block_offset_column = 1;
 
 -- One row per job, a new version at each step. The job's work is split into
--- slices of the artifacts table's key range (org_id, timestamp, id), sent on
--- the bus as they are planned; `slices_planned` and the plan cursor say how
--- far planning got, so a planner that restarts resumes there.
+-- slices of the artifacts table's key range (org_id, timestamp, id), one
+-- partition (day of arrival) after another, sent on the bus as they are
+-- planned; `slices_planned` and the plan cursor say how far planning got, so
+-- a planner that restarts resumes there. `partition_slices` holds the number
+-- of slices of each partition planned whole: once they are all done, the
+-- partition's patches are folded.
 CREATE TABLE IF NOT EXISTS reprocess_jobs
 (
     org_id           LowCardinality(String),
@@ -33,8 +36,10 @@ CREATE TABLE IF NOT EXISTS reprocess_jobs
     slices_planned   UInt32,
     -- all slices are planned: slices_planned is their number
     planned          Bool,
+    plan_cursor_partition String,
     plan_cursor_time Nullable(DateTime64(3, 'UTC')),
     plan_cursor_id   Nullable(UUID),
+    partition_slices Map(String, UInt32),
     error            String,
     updated_at       DateTime64(3, 'UTC'),
     version          UInt64
@@ -46,13 +51,15 @@ TTL toDateTime(created_at) + toIntervalDay(90);
 -- What each slice of a job did: written as `applying` with its counts before
 -- its writes, `done` after them (or `failed`). A slice handled again after a
 -- crash keeps the counts of its first pass, when nothing had been changed.
--- `partitions` are the events partitions its changes wrote patches to;
--- `member` names the stage instance that did it (host/pid/instance).
+-- `partition` is the artifacts partition it read, `partitions` the events
+-- partitions its changes wrote patches to; `member` names the stage instance
+-- that did it (host/pid/instance).
 CREATE TABLE IF NOT EXISTS reprocess_slices
 (
     org_id     LowCardinality(String),
     job_id     UUID,
     slice      UInt32,
+    partition  String,
     status     LowCardinality(String),
     artifacts  UInt32,
     unchanged  UInt32,

@@ -15,6 +15,12 @@ export function isFinished(status: ReprocessStatus): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'cancelled';
 }
 
+/** Where a job's planning is: a partition of the artifacts table (day of arrival, YYYYMMDD) and a key in it. */
+export interface PlanCursor {
+  partition: string;
+  key: KeyCursor | null;
+}
+
 export interface ReprocessJob {
   id: string;
   org_id: string;
@@ -33,8 +39,10 @@ export interface ReprocessJob {
   /** Slices sent so far; all of them once `planned`. */
   slices_planned: number;
   planned: boolean;
-  /** Where planning resumes: the first key of the next slice (null: at the range's start). */
-  plan_cursor: KeyCursor | null;
+  /** Where planning resumes: the partition, and the first key of its next slice there (null: at its start); null: at the first partition. */
+  plan_cursor: PlanCursor | null;
+  /** Partitions planned whole, with their number of slices. */
+  partition_slices: Record<string, number>;
   error: string;
   updated_at: string;
 }
@@ -54,15 +62,17 @@ const JobRow = z.object({
   artifacts_total: Count,
   slices_planned: Count,
   planned: z.union([z.boolean(), z.number()]).transform(Boolean),
+  plan_cursor_partition: z.string(),
   plan_cursor_time: z.string().nullable(),
   plan_cursor_id: z.string().nullable(),
+  partition_slices: z.record(z.string(), Count),
   error: z.string(),
   updated_at: z.string(),
 });
 
 // UUIDs come out of JSONEachRow as text; a toString(id) AS id would shadow the column in WHERE.
 const JOB_COLUMNS =
-  'id, org_id, status, range_start, range_end, source, created_by, created_at, started_at, finished_at, artifacts_total, slices_planned, planned, plan_cursor_time, plan_cursor_id, error, updated_at';
+  'id, org_id, status, range_start, range_end, source, created_by, created_at, started_at, finished_at, artifacts_total, slices_planned, planned, plan_cursor_partition, plan_cursor_time, plan_cursor_id, partition_slices, error, updated_at';
 
 const isoOrNull = (value: string | null) => (value ? toIsoTimestamp(value) : null);
 const timeOrNull = (iso: string | null) => (iso ? toClickHouseTime(iso) : null);
@@ -83,7 +93,10 @@ function jobFromRow(row: unknown): ReprocessJob {
     artifacts_total: r.artifacts_total,
     slices_planned: r.slices_planned,
     planned: r.planned,
-    plan_cursor: r.plan_cursor_time && r.plan_cursor_id ? { timestamp: toIsoTimestamp(r.plan_cursor_time), id: r.plan_cursor_id } : null,
+    plan_cursor: r.plan_cursor_partition
+      ? { partition: r.plan_cursor_partition, key: r.plan_cursor_time && r.plan_cursor_id ? { timestamp: toIsoTimestamp(r.plan_cursor_time), id: r.plan_cursor_id } : null }
+      : null,
+    partition_slices: r.partition_slices,
     error: r.error,
     updated_at: toIsoTimestamp(r.updated_at),
   };
@@ -109,8 +122,10 @@ export async function saveReprocessJob(store: Store, job: ReprocessJob): Promise
         artifacts_total: job.artifacts_total,
         slices_planned: job.slices_planned,
         planned: job.planned,
-        plan_cursor_time: timeOrNull(job.plan_cursor?.timestamp ?? null),
-        plan_cursor_id: job.plan_cursor?.id ?? null,
+        plan_cursor_partition: job.plan_cursor?.partition ?? '',
+        plan_cursor_time: timeOrNull(job.plan_cursor?.key?.timestamp ?? null),
+        plan_cursor_id: job.plan_cursor?.key?.id ?? null,
+        partition_slices: job.partition_slices,
         error: job.error,
         updated_at: toClickHouseTime(job.updated_at),
         version: nextVersion(),
@@ -175,6 +190,8 @@ export interface SliceRecord {
   org_id: string;
   job_id: string;
   slice: number;
+  /** The artifacts partition it read. */
+  partition: string;
   status: SliceStatus;
   counts: SliceCounts;
   /** Events partitions (toYYYYMMDD of created_at) its changes wrote patches to. */
@@ -193,6 +210,7 @@ export async function saveSlice(store: Store, record: SliceRecord): Promise<void
         org_id: record.org_id,
         job_id: record.job_id,
         slice: record.slice,
+        partition: record.partition,
         status: record.status,
         ...record.counts,
         partitions: record.partitions,
@@ -207,6 +225,7 @@ export async function saveSlice(store: Store, record: SliceRecord): Promise<void
 
 const SliceRow = z.object({
   slice: Count,
+  partition: z.string(),
   status: z.enum(SLICE_STATUSES),
   partitions: z.array(z.string()),
   member: z.string(),
@@ -223,7 +242,7 @@ export async function getSlice(store: Store, orgId: string, jobId: string, slice
   );
   if (!rows[0]) return null;
   const r = SliceRow.parse(rows[0]) as z.infer<typeof SliceRow> & SliceCounts;
-  return { org_id: orgId, job_id: jobId, slice: r.slice, status: r.status, counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, r[name]])) as unknown as SliceCounts, partitions: r.partitions, member: r.member, error: r.error };
+  return { org_id: orgId, job_id: jobId, slice: r.slice, partition: r.partition, status: r.status, counts: Object.fromEntries(COUNT_NAMES.map((name) => [name, r[name]])) as unknown as SliceCounts, partitions: r.partitions, member: r.member, error: r.error };
 }
 
 export interface JobProgress {
@@ -234,6 +253,18 @@ export interface JobProgress {
   partitions: string[];
   /** The first failed slice's reason. */
   error: string;
+}
+
+/** How many slices of a job's partition have finished (done or failed), and the events partitions they patched. */
+export async function partitionProgress(store: Store, orgId: string, jobId: string, partition: string): Promise<{ finished: number; partitions: string[] }> {
+  const params = new SqlParams();
+  const [row] = (await queryRows(
+    store,
+    `SELECT countIf(status != 'applying') AS finished, groupUniqArrayArray(partitions) AS partitions FROM reprocess_slices FINAL
+     WHERE org_id = ${params.add(orgId, 'String')} AND job_id = ${params.add(jobId, 'UUID')} AND partition = ${params.add(partition, 'String')}`,
+    params,
+  )) as { finished: string; partitions: string[] }[];
+  return { finished: Number(row?.finished ?? 0), partitions: (row?.partitions ?? []).sort() };
 }
 
 /** Each job's slices summed: the finished ones (done or failed) and what they found. */
@@ -264,15 +295,24 @@ export async function jobProgress(store: Store, orgId: string, jobIds: string[])
   );
 }
 
-/** Artifacts of an organization in [start, end), of one source or all. */
+/** Artifacts of an organization in [start, end), of one source or all; of one partition (day of arrival, YYYYMMDD) or all. */
 export interface KeyRange {
   orgId: string;
   source: string | null;
   start: string;
   end: string;
+  partition?: string;
 }
 
-/** Rows of `range` with keys in [from, to) (null: no bound beyond the range's), on a table keyed (org_id, timestamp, <id>). */
+/** The UTC day a partition id (toYYYYMMDD of created_at) names, as [start, end) in ISO 8601. */
+export function partitionDay(partition: string): { start: string; end: string } {
+  const match = /^(\d{4})(\d{2})(\d{2})$/.exec(partition);
+  if (!match) throw new Error(`not a partition: ${partition}`);
+  const start = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return { start: new Date(start).toISOString(), end: new Date(start + 86_400_000).toISOString() };
+}
+
+/** Rows of `range` with keys in [from, to) (null: no bound beyond the range's), on a table keyed (org_id, timestamp, <id>) and partitioned by the day of created_at. */
 function keyRangeConditions(range: KeyRange, from: KeyCursor | null, to: KeyCursor | null, idColumn: 'id' | 'artifact_id', params: SqlParams): string[] {
   const conditions = [
     `org_id = ${params.add(range.orgId, 'String')}`,
@@ -280,6 +320,11 @@ function keyRangeConditions(range: KeyRange, from: KeyCursor | null, to: KeyCurs
     `timestamp < ${params.add(toClickHouseTime(range.end), 'DateTime64(3)')}`,
   ];
   if (range.source) conditions.push(`source = ${params.add(range.source, 'String')}`);
+  if (range.partition) {
+    // Bounds on created_at, which the table is partitioned by: only that partition's parts are read.
+    const day = partitionDay(range.partition);
+    conditions.push(`created_at >= ${params.add(toClickHouseTime(day.start), 'DateTime64(3)')}`, `created_at < ${params.add(toClickHouseTime(day.end), 'DateTime64(3)')}`);
+  }
   // The plain time bound beside each tuple bound is what the primary key prunes by.
   if (from) {
     const time = params.add(toClickHouseTime(from.timestamp), 'DateTime64(3)');
@@ -297,6 +342,17 @@ export async function countArtifactsInRange(store: Store, range: KeyRange): Prom
   const params = new SqlParams();
   const [row] = (await queryRows(store, `SELECT count() AS n FROM artifacts ${whereClause(keyRangeConditions(range, null, null, 'id', params))}`, params)) as { n: string }[];
   return Number(row?.n ?? 0);
+}
+
+/** The partitions (days of arrival) holding artifacts of the range, oldest first. */
+export async function artifactPartitions(store: Store, range: KeyRange): Promise<string[]> {
+  const params = new SqlParams();
+  const rows = (await queryRows(
+    store,
+    `SELECT toString(toYYYYMMDD(created_at)) AS day FROM artifacts ${whereClause(keyRangeConditions(range, null, null, 'id', params))} GROUP BY day ORDER BY day`,
+    params,
+  )) as { day: string }[];
+  return rows.map((r) => r.day);
 }
 
 /** The key `size` artifacts after `from` in the range (the first key of the next slice), or null when fewer are left. */
@@ -328,7 +384,8 @@ export async function sliceArtifactsText(store: Store, range: KeyRange, from: Ke
 }
 
 /**
- * The stored events of the same keys as JSONEachRow text (artifact id,
+ * The stored events of the same keys (whatever partition they are in: the
+ * range's own is left out) as JSONEachRow text (artifact id,
  * parser, event time `e` in epoch ms or null, fields, and the partition `p`
  * the row is in). Joined audit events (no artifact of their own) come too;
  * the reader leaves out what no artifact of the slice names.
@@ -337,7 +394,7 @@ export async function sliceEventsText(store: Store, range: KeyRange, from: KeyCu
   const params = new SqlParams();
   const result = await store.query({
     query: `SELECT artifact_id AS id, parser, toUnixTimestamp64Milli(event_time) AS e, fields, toString(toYYYYMMDD(created_at)) AS p
-            FROM events ${whereClause(keyRangeConditions(range, from, to, 'artifact_id', params))}`,
+            FROM events ${whereClause(keyRangeConditions({ ...range, partition: undefined }, from, to, 'artifact_id', params))}`,
     query_params: params.values,
     format: 'JSONEachRow',
   });

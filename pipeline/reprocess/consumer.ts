@@ -3,11 +3,14 @@
 // Kafka every `cairn worker reprocess` (and `cairn start`) takes a share.
 //
 // A job goes: `plan` (one task) cuts its range into slices of the artifacts
-// table's key (org_id, timestamp, id), each holding `sliceArtifacts`
-// artifacts, and sends them a wave at a time, noting in the job row how far
-// it got; `slice` tasks re-parse (reparse.ts, on worker threads) and write
-// what changed; the task that finds every slice done sends `finish`, which
-// folds the patch parts the job wrote and closes the job.
+// table's key (org_id, timestamp, id) of CAIRN_REPROCESS_SLICE artifacts,
+// one partition (day of arrival) after another, and sends them a wave at a
+// time, noting in the job row how far it got; `slice` tasks re-parse
+// (reparse.ts, on worker threads) and write what changed, as patches
+// (clickhouse/tables/events.ts replaceEventsStatement); the slice that
+// finds its partition done folds the partition's patches, so that searches
+// over it use their indexes again while the job goes on; the task that
+// finds every slice done sends `finish`, which closes the job.
 //
 // Resumable: a task is committed only after its writes and its record
 // (the job row, the slice row), so a crash or a SIGKILL redelivers it, and
@@ -18,20 +21,23 @@ import { errorMessage } from '../../lib/errors.js';
 import { insertEncoded } from '../../clickhouse/encoded-rows.js';
 import { foldEventPatches, LARGE_STATEMENT_SETTINGS } from '../../clickhouse/tables/events.js';
 import {
+  artifactPartitions,
   getReprocessJob,
   getSlice,
   isFinished,
   jobProgress,
   keyAfter,
   NO_COUNTS,
+  partitionProgress,
   saveReprocessJob,
   saveSlice,
   sliceArtifactsText,
   sliceEventsText,
   type KeyRange,
+  type PlanCursor,
   type ReprocessJob,
 } from '../../clickhouse/tables/reprocess.js';
-import { reprocessTasks, type KeyCursor, type ReprocessTask } from '../../topics/index.js';
+import { reprocessTasks, type ReprocessTask } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
 import type { HandlerContext } from '../bus/consume.js';
 import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
@@ -82,7 +88,8 @@ class Reprocessor {
       // Anything else would come back on every delivery: the job (or its slice) fails, saying why, and the stage goes on.
       this.ctx.logger.error({ job: job.id, task: task.kind, err: errorMessage(err) }, 're-parsing task failed');
       if (task.kind === 'slice') {
-        await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, status: 'failed', counts: NO_COUNTS, partitions: [], member: this.member, error: errorMessage(err) });
+        await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, partition: task.partition, status: 'failed', counts: NO_COUNTS, partitions: [], member: this.member, error: errorMessage(err) });
+        await this.foldWhenDone(job.org_id, job.id, task.partition);
         await this.finishWhenDone(job.org_id, job.id);
       } else {
         await this.update(job.org_id, job.id, (current) => ({ status: 'failed', error: errorMessage(err), finished_at: current.finished_at ?? new Date().toISOString() }));
@@ -104,29 +111,56 @@ class Reprocessor {
     return changed;
   }
 
+  /**
+   * Cuts the range into slices, a partition (day of arrival) after another,
+   * oldest first, and sends them a wave at a time. Planning resumes at the
+   * cursor noted after the last wave sent; a crash between a wave and its
+   * note sends the wave again, its slices keeping their numbers (a slice
+   * done is not done twice).
+   */
   private async plan(job: ReprocessJob, batch: HandlerContext): Promise<void> {
     if (isFinished(job.status)) return;
     let current: ReprocessJob | null = job;
     if (!job.planned) {
       if (job.status === 'queued') current = await this.update(job.org_id, job.id, () => ({ status: 'planning', started_at: new Date().toISOString() }));
-      let cursor: KeyCursor | null = job.plan_cursor;
-      let slice = job.slices_planned;
       const size = this.ctx.config.pipeline.reprocessSlice;
-      // Planning resumes at the cursor noted after the last wave sent. A crash between a wave and its note sends
-      // the wave again: its slices keep their numbers (and a slice done is not done twice).
-      while (current && !current.planned && current.status !== 'cancelled') {
+      const range = rangeOf(job);
+      const partitions = await artifactPartitions(this.store, range);
+      const resumeAt = job.plan_cursor ? partitions.findIndex((p) => p >= job.plan_cursor!.partition) : 0;
+      // Partitions from the resumed one on; the cursor's key holds where in it.
+      const todo = resumeAt < 0 ? [] : partitions.slice(resumeAt);
+      let cursor: PlanCursor | null = todo[0] ? { partition: todo[0], key: job.plan_cursor?.partition === todo[0] ? job.plan_cursor.key : null } : null;
+      let slice = job.slices_planned;
+      const partitionSlices = { ...job.partition_slices };
+      // Slices of the cursor's partition sent before a restart.
+      let inPartition = slice - Object.values(partitionSlices).reduce((a, b) => a + b, 0);
+      while (current && current.status !== 'cancelled') {
         const wave: Slice[] = [];
-        do {
-          const next = await keyAfter(this.store, rangeOf(job), cursor, size);
-          wave.push({ kind: 'slice', org_id: job.org_id, job_id: job.id, slice: slice++, from: cursor, to: next });
-          cursor = next;
-        } while (cursor && wave.length < WAVE);
-        await publish(this.ctx.bus, reprocessTasks, wave);
+        const completed: string[] = [];
+        while (cursor && wave.length < WAVE) {
+          const { partition } = cursor;
+          const next = await keyAfter(this.store, { ...range, partition }, cursor.key, size);
+          wave.push({ kind: 'slice', org_id: job.org_id, job_id: job.id, slice: slice++, partition, from: cursor.key, to: next });
+          inPartition++;
+          if (next) cursor = { partition, key: next };
+          else {
+            partitionSlices[partition] = inPartition;
+            completed.push(partition);
+            inPartition = 0;
+            const following = todo[todo.indexOf(partition) + 1];
+            cursor = following ? { partition: following, key: null } : null;
+          }
+        }
+        if (wave.length > 0) await publish(this.ctx.bus, reprocessTasks, wave);
         const done = cursor === null;
-        current = await this.update(job.org_id, job.id, () => ({ slices_planned: slice, plan_cursor: cursor, planned: done, ...(done ? { status: 'running' as const } : {}) }));
+        const noted: PlanCursor | null = cursor;
+        current = await this.update(job.org_id, job.id, () => ({ slices_planned: slice, plan_cursor: noted, partition_slices: partitionSlices, planned: done, ...(done ? { status: 'running' as const } : {}) }));
+        // A partition's slices may all be done before its planning is noted.
+        for (const partition of completed) await this.foldWhenDone(job.org_id, job.id, partition);
         await batch.heartbeat();
+        if (done) break;
       }
-      this.ctx.logger.info({ job: job.id, slices: slice }, 're-parsing job planned');
+      this.ctx.logger.info({ job: job.id, slices: slice, partitions: Object.keys(partitionSlices).length }, 're-parsing job planned');
     }
     // Slices may all be done before planning ends.
     await this.finishWhenDone(job.org_id, job.id);
@@ -136,14 +170,14 @@ class Reprocessor {
     if (job.status === 'cancelled' || isFinished(job.status)) return;
     const before = await getSlice(this.store, job.org_id, job.id, task.slice);
     if (before?.status === 'done' || before?.status === 'failed') return this.finishWhenDone(job.org_id, job.id);
-    const range = rangeOf(job);
+    const range = { ...rangeOf(job), partition: task.partition };
     const [artifacts, events] = await Promise.all([sliceArtifactsText(this.store, range, task.from, task.to), sliceEventsText(this.store, range, task.from, task.to)]);
     const result = await this.pool.run({ artifacts, events, timezone: this.ctx.config.logTimezone, settledBefore: Date.parse(job.created_at) - SETTLE_MS });
     // After a crash mid-write, part of the slice is written: what this pass finds changed is less than what the
     // first pass found, whose counts the slice keeps.
     const counts = before?.counts ?? result.counts;
     const partitions = [...new Set([...(before?.partitions ?? []), ...result.partitions])].sort();
-    const record = { org_id: job.org_id, job_id: job.id, slice: task.slice, counts, partitions, member: this.member, error: '' };
+    const record = { org_id: job.org_id, job_id: job.id, slice: task.slice, partition: task.partition, counts, partitions, member: this.member, error: '' };
     const changes = result.replace !== null || result.remove !== null || result.counts.added > 0;
     if (!before && changes) await saveSlice(this.store, { ...record, status: 'applying' });
     await Promise.all([
@@ -152,23 +186,31 @@ class Reprocessor {
       ...result.inserts.map((rows) => insertEncoded(this.store, rows)),
     ]);
     await saveSlice(this.store, { ...record, status: 'done' });
-    await this.finishWhenDone(job.org_id, job.id, partitions);
+    await this.foldWhenDone(job.org_id, job.id, task.partition, partitions);
+    await this.finishWhenDone(job.org_id, job.id);
   }
 
   /**
-   * Sends `finish` once the job is planned and every slice is done. Each
-   * slice writes its record before it looks, so of the last two slices
-   * done at once, at least the later sees both. A slice that ends after
-   * its job was cancelled folds its own patches (the job's finish may have
-   * run before it wrote them).
+   * Folds the patches of a partition's slices once they are all done (and
+   * the partition is planned whole): searches over it use their indexes
+   * again while the job goes on with the next partitions. Each slice writes
+   * its record before it looks, so of the last two slices done at once, at
+   * least the later folds.
    */
-  private async finishWhenDone(orgId: string, id: string, partitions: string[] = []): Promise<void> {
+  private async foldWhenDone(orgId: string, id: string, partition: string, patched: string[] = []): Promise<void> {
     const job = await getReprocessJob(this.store, orgId, id);
-    if (!job || isFinished(job.status)) {
-      if (job?.status === 'cancelled') await foldEventPatches(this.store, partitions);
-      return;
-    }
-    if (!job.planned) return;
+    // A cancelled job's partitions are never done, and its finish may have run before this slice wrote.
+    if (job?.status === 'cancelled') return foldEventPatches(this.store, patched);
+    const planned = job?.partition_slices[partition];
+    if (planned === undefined) return;
+    const { finished, partitions } = await partitionProgress(this.store, orgId, id, partition);
+    if (finished >= planned) await foldEventPatches(this.store, partitions);
+  }
+
+  /** Sends `finish` once the job is planned and every slice is done (or the job was cancelled: see finish). */
+  private async finishWhenDone(orgId: string, id: string): Promise<void> {
+    const job = await getReprocessJob(this.store, orgId, id);
+    if (!job || isFinished(job.status) || !job.planned) return;
     const progress = (await jobProgress(this.store, orgId, [id])).get(id);
     if ((progress?.done ?? 0) + (progress?.failed ?? 0) < job.slices_planned) return;
     await publish(this.ctx.bus, reprocessTasks, [{ kind: 'finish', org_id: orgId, job_id: id }]);
@@ -200,8 +242,9 @@ export const reprocessStage: Stage = {
       topic: reprocessTasks,
       group: 'reprocess',
       logger: ctx.logger,
-      // A slice per worker thread at once; the batch commits when all are written.
-      maxBatchSize: Math.max(1, ctx.config.pipeline.workers),
+      // A slice per worker thread at once, and one more, whose reads and writes overlap the others' parsing;
+      // the batch commits when all are written.
+      maxBatchSize: ctx.config.pipeline.workers + 1,
       maxWaitMs: 50,
       isTransient: isTransientStageError,
       handle: async (batch, context) => {
