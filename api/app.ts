@@ -17,7 +17,10 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
+import { leadRulePackRoutes } from './routes/lead-rule-pack.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
+import { leadRuleBackfillRoutes } from './routes/lead-rule-backfills.js';
+import { decoderRoutes } from './routes/decoders.js';
 import { metaRoutes } from './routes/meta.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { auditLogRoutes } from './routes/audit-log.js';
@@ -31,6 +34,7 @@ import { taxiiRoutes } from './routes/taxii.js';
 import { threatfeedRoutes } from './routes/threatfeed.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
+import { coverageRoutes } from './routes/coverage.js';
 import { reprocessRoutes } from './routes/reprocess.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
 import { aiRoutes } from './routes/ai.js';
@@ -48,7 +52,11 @@ export function allRoutes(): Route[] {
     ...samlRoutes,
     ...artifactRoutes,
     ...graphRoutes,
+    // Before the lead-rule routes: /v1/lead-rules/pack is not a rule id.
+    ...leadRulePackRoutes,
     ...leadRuleRoutes,
+    ...leadRuleBackfillRoutes,
+    ...decoderRoutes,
     ...observationRoutes,
     ...incidentRoutes,
     ...userRoutes,
@@ -61,6 +69,7 @@ export function allRoutes(): Route[] {
     ...exporterRoutes,
     ...notificationRoutes,
     ...reportRoutes,
+    ...coverageRoutes,
     ...savedSearchRoutes,
     ...reprocessRoutes,
     ...aiRoutes,

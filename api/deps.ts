@@ -10,6 +10,7 @@ import type { OutboundClient } from '../lib/outbound/client.js';
 import type { IngestGate } from './ingest-gate.js';
 import type { ProcessHealth } from '../ops/health/process-health.js';
 import type { ApplianceConfigWatcher } from '../ops/appliance/runtime-config.js';
+import type { BackfillRunner } from '../pipeline/leads/backfill-jobs.js';
 
 /** What a process hands the API when it creates it. */
 export interface ApiRuntime {
@@ -20,6 +21,8 @@ export interface ApiRuntime {
   logger: Logger;
   health: ProcessHealth;
   appliance: ApplianceConfigWatcher;
+  /** Lead-rule backfill jobs (pipeline/leads/backfill-jobs.ts). */
+  backfills: BackfillRunner;
 }
 
 export interface ApiDeps extends ApiRuntime {

@@ -36,6 +36,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Internal error',
 };
 
+/** A body's media types: JSON, and the same document as YAML for the routes that take it. */
+function requestContent(schema: JsonSchema, yaml: boolean | undefined): Record<string, { schema: JsonSchema }> {
+  return { 'application/json': { schema }, ...(yaml ? { 'application/yaml': { schema } } : {}) };
+}
+
 export function buildOpenApiDocument(routes: Route[], version: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -61,7 +66,7 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
         ? { security: route.session ? [{ sessionCookie: [] }] : [{ bearerAuth: [] }, { sessionCookie: [] }], ...(route.permission === 'authenticated' ? {} : { 'x-permission': route.permission }) }
         : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } } } } : {}),
+      ...(route.body ? { requestBody: { required: true, content: requestContent(toJsonSchema(route.body, 'input'), route.yamlBody) } } : {}),
       ...(route.multipart
         ? {
             requestBody: {

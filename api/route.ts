@@ -9,6 +9,7 @@ import type { ApiDeps } from './deps.js';
 import { requirePermission, requireSession, type AuthContext } from './auth.js';
 import { recordChange, type AuditNote } from './audit.js';
 import { HttpError } from './http-error.js';
+import { isYamlRequest, readYamlBody } from './yaml-body.js';
 import type { Permission } from '../identity/permissions.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -72,6 +73,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may also come as YAML (Content-Type application/yaml, api/yaml-body.ts): the same document, validated by `body` alike. */
+  yamlBody?: true;
   /** Schema of `data` in the success envelope. */
   response: R;
   successStatus?: number;
@@ -120,7 +123,8 @@ export function mountRoutes(router: Router, routes: Route[], { deps, authenticat
     const handle: Middleware = async (ctx) => {
       const params = parseInput(route.params, ctx.params, 'path');
       const query = parseInput(route.query, ctx.query, 'query');
-      const body = parseInput(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+      const sent = route.yamlBody && isYamlRequest(ctx) ? await readYamlBody(ctx) : (ctx.request as { body?: unknown }).body;
+      const body = parseInput(route.body, sent ?? {}, 'body');
       const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx });
       if (audited) await recordChange(deps, ctx, route, params, result);
       if (result.redirect) {

@@ -4,28 +4,12 @@
 // through here, so they choose the same way; and one page of artifact search
 // (GET /v1/artifacts, saved searches' results) is run here.
 import type { Store } from '../clickhouse/client.js';
-import type { SqlParams } from '../clickhouse/sql.js';
 import { searchArtifacts, type ArtifactPage } from '../clickhouse/tables/artifacts.js';
-import { eventFieldCondition, eventFieldSubquery, eventsOfArtifacts, type EventScope } from '../clickhouse/tables/events.js';
-import type { QueryNode } from '../query/ast.js';
 import { parseQuery } from '../query/parse.js';
-import { answerableFromEvents, countsFromIndex, toSqlCondition, type SqlTarget } from '../query/to-sql.js';
+import { storeCondition } from '../query/store-condition.js';
+import { answerableFromEvents, countsFromIndex } from '../query/to-sql.js';
 
-export interface StoreCondition {
-  /** null for the empty query (every row). */
-  sql: string | null;
-  on: 'events' | 'artifacts';
-}
-
-export function storeCondition(tree: QueryNode, scope: EventScope, params: SqlParams): StoreCondition {
-  if (answerableFromEvents(tree)) return { on: 'events', sql: toSqlCondition(tree, eventsTarget(scope), params) };
-  return { on: 'artifacts', sql: toSqlCondition(tree, { textColumn: 'raw', fieldSubquery: eventFieldSubquery(scope) }, params) };
-}
-
-/** Events rows as a query's target: fields in their columns, text through the artifacts in the same scope. */
-export function eventsTarget(scope: EventScope): SqlTarget {
-  return { idColumn: 'artifact_id', fieldSubquery: eventFieldCondition, throughArtifacts: eventsOfArtifacts(scope) };
-}
+export { eventsTarget, storeCondition, type StoreCondition } from '../query/store-condition.js';
 
 /** Matches a search counts before it stops (as search engines do): past it, `total` is a lower bound and `total_exact` false. */
 export const COUNTED_MATCHES = 10_000;

@@ -12,6 +12,7 @@ import { intelMatching } from '../threatintel/matcher.js';
 import { createHotState, type HotState } from '../pipeline/state/index.js';
 import { ProcessHealth } from '../ops/health/process-health.js';
 import { ApplianceConfigWatcher } from '../ops/appliance/runtime-config.js';
+import { BackfillRunner, DEFAULT_RUNNER_OPTIONS } from '../pipeline/leads/backfill-jobs.js';
 
 export interface Runtime {
   config: Config;
@@ -25,6 +26,8 @@ export interface Runtime {
   appliance: ApplianceConfigWatcher;
   /** Threat intel matching of enriched events, beside the lead rules (threatintel/matcher.ts). */
   matching: EventMatching;
+  /** Lead-rule backfill jobs; the API's processes start its checks (docs/backfill.md). */
+  backfills: BackfillRunner;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const health = new ProcessHealth({ config, store, bus, state, logger });
   const appliance = new ApplianceConfigWatcher({ config, store, logger });
   await appliance.start();
+  const backfills = new BackfillRunner({ store, bus, state, logger: logger.child({ component: 'backfill' }) }, { ...DEFAULT_RUNNER_OPTIONS, pageSize: config.backfill.pageSize });
   return {
     config,
     logger,
@@ -51,7 +55,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     health,
     appliance,
     matching: intelMatching({ store, state, logger }),
+    backfills,
     async close() {
+      // Before what the jobs write to: each stops after its page in hand, to be resumed by the next process.
+      await backfills.stop();
       appliance.stop();
       await health.close();
       await bus.close();

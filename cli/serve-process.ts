@@ -13,6 +13,8 @@ import { startTls, type TlsServices } from '../ops/tls/index.js';
 import { startSnapshotSchedule } from '../reports/snapshots.js';
 import { OutboundClient } from '../lib/outbound/client.js';
 import { startSyncSchedule } from '../threatintel/schedule.js';
+import { announceChange } from '../pipeline/state/index.js';
+import { applyPackAtStart, installedBy } from '../rules/pack.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
 
 export type Kind = 'start' | 'api' | 'worker';
@@ -32,15 +34,42 @@ async function serve(runtime: Runtime, identity: Identity): Promise<{ server: ht
   return { server, tls };
 }
 
-/** On an empty user table, makes the first admin and says once how to log in. */
-async function announceFirstAdmin(config: Runtime['config'], identity: Identity): Promise<void> {
+/** On an empty user table, makes the first admin and says once how to log in; true when it made one. */
+async function announceFirstAdmin(config: Runtime['config'], identity: Identity): Promise<boolean> {
   const admin = await ensureFirstAdmin(identity.directory, config.orgId, config.identity);
-  if (!admin) return;
+  if (!admin) return false;
   const password = admin.generatedPassword ? `password ${admin.generatedPassword}  (shown once; change it, or \`cairn user reset --email ${admin.email}\`)` : 'the password in CAIRN_ADMIN_PASSWORD';
   process.stdout.write(
     `cairn: created the first admin: ${admin.email}, ${password}\n` +
       `  log in with:  curl -s -X POST http://localhost:${config.port}/api/v1/auth/login -H 'content-type: application/json' -d '{"email":"${admin.email}","password":"<password>"}'\n`,
   );
+  return true;
+}
+
+/**
+ * The rule pack (docs/rules.md): enabled with the first admin on an empty
+ * store, and brought up to this cairn's pack at every start for the
+ * organizations holding it, leaving the rules users changed alone (logged).
+ * CAIRN_DEFAULT_RULES=off does neither; `cairn rules pack update` still can.
+ */
+async function keepRulePackCurrent(runtime: Runtime, firstAdminMade: boolean): Promise<void> {
+  const { config, logger } = runtime;
+  if (!config.defaultRules) return;
+  const done = await applyPackAtStart(runtime.store, firstAdminMade ? [config.orgId] : []);
+  if (done.some((d) => d.update.written.length > 0)) await announceChange(runtime.state, 'lead-rules');
+  for (const { orgId, update } of done) {
+    const counts = { installed: update.installed.length, updated: update.updated.length, retired: update.retired.length, left_alone: update.left_alone.length };
+    logger.info({ org: orgId, version: update.version, ...counts }, 'rule pack brought up to date');
+    // A pack rule an upgrade adds looks back over the history already stored; a fresh install has none.
+    const freshInstall = firstAdminMade && orgId === config.orgId;
+    if (!freshInstall) await runtime.backfills.queueOnEnable(installedBy(update), config.backfill.onEnableDays, 'rule pack');
+    for (const rule of update.left_alone) logger.info({ org: orgId, pack_id: rule.pack_id, rule_id: rule.rule_id, state: rule.state }, `rule pack: left alone: ${rule.reason}`);
+    if (firstAdminMade && orgId === config.orgId && update.installed.length > 0) {
+      process.stdout.write(
+        `cairn: enabled the rule pack ${update.version}: ${update.installed.length} detection rules (docs/rules.md; \`cairn rules pack status\`, CAIRN_DEFAULT_RULES=off skips this)\n`,
+      );
+    }
+  }
 }
 
 /**
@@ -108,11 +137,13 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
   if (kind !== 'worker' || stageNames.includes('parser') || stageNames.includes('analysis')) loadGeoIp(logger);
   // The API's processes seal and open secrets and hold the users; a worker needs neither.
   const identity = kind === 'worker' ? null : new Identity(runtime.store, runtime.state, config);
-  if (identity) await announceFirstAdmin(config, identity);
+  if (identity) await keepRulePackCurrent(runtime, await announceFirstAdmin(config, identity));
   const served = identity ? await serve(runtime, identity) : null;
   const subscriptions = await startStages(runtime, stageNames);
   const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
   const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
+  // Backfill jobs run where the API does; the first check takes up those a restart interrupted.
+  if (identity) runtime.backfills.start();
   return async () => {
     stopSnapshots();
     stopFeeds();

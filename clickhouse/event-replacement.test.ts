@@ -1,5 +1,5 @@
 // Replacing and deleting events rows in place (clickhouse/tables/events.ts,
-// migration 029): the values a statement carries come back exactly, the
+// migration 036): the values a statement carries come back exactly, the
 // promoted columns and the field index follow them, no row is added, and
 // folding the patches changes nothing a read sees.
 import { describe, expect, it } from 'vitest';

@@ -145,6 +145,7 @@ const EnvSchema = z.object({
   CAIRN_STORE_BATCH_WAIT_MS: withDefault(z.coerce.number().int().min(0).max(60_000), 100),
   CAIRN_LOG_TIMEZONE: withDefault(timezoneOffset, 'UTC'),
   CAIRN_RULE_REFRESH_MS: withDefault(z.coerce.number().int().min(100).max(600_000), 2000),
+  CAIRN_DEFAULT_RULES: withDefault(z.enum(['on', 'off'], { message: 'must be on or off' }), 'on'),
   CAIRN_PIPELINE_TOPOLOGY: withDefault(z.enum(TOPOLOGIES), 'fused'),
   CAIRN_PIPELINE_WORKERS: withDefault(z.coerce.number().int().min(0).max(64), DEFAULT_WORKERS),
   CAIRN_REPROCESS_SLICE: withDefault(positiveInt.max(200_000), 10_000),
@@ -176,6 +177,8 @@ const EnvSchema = z.object({
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
   CAIRN_RETROHUNT_DAYS: withDefault(positiveInt.max(3650), 30),
+  CAIRN_RULES_BACKFILL_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 0),
+  CAIRN_BACKFILL_PAGE_SIZE: withDefault(positiveInt.max(100_000), 5000),
   CAIRN_REPORT_SNAPSHOTS: withDefault(
     z
       .string()
@@ -232,8 +235,18 @@ export interface Config {
   graph: GraphScopes;
   identity: IdentityConfig;
   operations: OperationsConfig;
+  /**
+   * The shipped lead-rule pack (rules/pack, docs/rules.md): installed when the first admin is made on an
+   * empty store, and its rules brought up to date at start where the user has not changed them. Off: neither.
+   */
+  defaultRules: boolean;
   /** Threat intelligence (docs/threat-intel.md): days of stored events a retro-hunt searches. */
   threatIntel: { retroHuntDays: number };
+  /**
+   * Lead-rule backfills (docs/backfill.md): days a pack or imported Sigma
+   * rule is run over when it is enabled (0: not), and events read per page.
+   */
+  backfill: { onEnableDays: number; pageSize: number };
   /** Reports taken as snapshots once a day (empty: none). */
   reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
 }
@@ -356,7 +369,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
     reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
+    defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
+    backfill: { onEnableDays: env.CAIRN_RULES_BACKFILL_DAYS, pageSize: env.CAIRN_BACKFILL_PAGE_SIZE },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,

@@ -159,9 +159,9 @@ describe('cairn command', () => {
     expect(second.stdout).toMatch(/schema is up to date/);
   });
 
-  it('starts embedded with a secret it creates, serves lead rules, and keeps them across a restart', async () => {
+  it('starts embedded with a secret it creates, serves lead rules, and keeps them across a restart (CAIRN_DEFAULT_RULES=off: no rule pack)', async () => {
     const dataDir = tempDir();
-    const first = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    const first = await startCairn({ CAIRN_DATA_DIR: dataDir, CAIRN_DEFAULT_RULES: 'off' });
     expect(first.output()).toMatch(/created a JWT secret/);
     expect(first.output()).toMatch(/cairn token --permissions all/);
     const secretFile = path.join(dataDir, 'jwt-secret');
@@ -184,7 +184,7 @@ describe('cairn command', () => {
     expect(created.status).toBe(201);
     expect(await stop(first.child)).toBe(0);
 
-    const second = await startCairn({ CAIRN_DATA_DIR: dataDir });
+    const second = await startCairn({ CAIRN_DATA_DIR: dataDir, CAIRN_DEFAULT_RULES: 'off' });
     expect(second.output()).not.toMatch(/created a JWT secret/);
     const list = (await (await fetch(`${second.url}/api/v1/lead-rules`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { rules: { name: string }[] } };
     expect(list.data.rules.map((r) => r.name)).toEqual(['kept']);

@@ -77,6 +77,20 @@ describe.each<Kind>(['local', 'redis'])('hot state contract: %s', (kind) => {
     expect(await state.windowStats('missing')).toBeNull();
   });
 
+  it('reads window members with their times, a range at a time, and one member by name', async () => {
+    const state = await openState(kind);
+    for (const [member, at] of [['b', 2000], ['a', 2000], ['c', 3000], ['z', 500]] as const) await state.windowAdd('w', member, at);
+    // Equal times order by member.
+    expect(await state.windowEntries('w', 1000, 3000)).toEqual([{ member: 'a', at: 2000 }, { member: 'b', at: 2000 }, { member: 'c', at: 3000 }]);
+    expect(await state.windowEntries('w', -Infinity, Infinity, 2)).toEqual([{ member: 'z', at: 500 }, { member: 'a', at: 2000 }]);
+    expect(await state.windowEntries('missing', 0, 10_000, 5)).toEqual([]);
+    expect(await state.windowTime('w', 'c')).toBe(3000);
+    expect(await state.windowTime('w', 'y')).toBeNull();
+    expect(await state.windowTime('missing', 'c')).toBeNull();
+    await state.windowAdd('w', 'c', 1500); // moved
+    expect(await state.windowTime('w', 'c')).toBe(1500);
+  });
+
   it('keeps what it acknowledged across a restart', async () => {
     const where = kind === 'local' ? fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-state-')) : uniqueName('test');
     const first = await openState(kind, where);
@@ -108,5 +122,25 @@ describe('local hot state journal', () => {
     expect(await reopened.get('k9')).toBe('11999');
     expect(await reopened.get('k0')).toBe('11990');
     await reopened.close();
+  });
+});
+
+describe('in-memory hot state on its own clock (a backfill evaluates windows in it, on event time)', () => {
+  it('expires values and windows when its clock passes their ttl, whatever the wall clock says', async () => {
+    let clock = Date.parse('2025-03-01T00:00:00Z');
+    const state = LocalState.inMemory(() => clock);
+    opened.push(state);
+    await state.set('mark', 'x', 3_600_000);
+    await state.windowAdd('w', 'e1', clock, 3_600_000);
+    expect(await state.setIfAbsent('mark', 'y', 1000)).toBe(false);
+    clock += 3_599_999;
+    expect(await state.get('mark')).toBe('x');
+    expect(await state.windowMembers('w', -Infinity, Infinity)).toEqual(['e1']);
+    clock += 1;
+    expect(await state.get('mark')).toBeNull();
+    expect(await state.windowStats('w')).toBeNull();
+    expect(await state.increment('n', 2, 10)).toBe(2);
+    clock += 10;
+    expect(await state.get('n')).toBeNull();
   });
 });

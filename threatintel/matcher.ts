@@ -14,7 +14,7 @@ import type { Logger } from '../lib/logger.js';
 import { currentNotice } from '../pipeline/state/change-notices.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { groupHits, intelRecord, sightingsOf, type HitGroup } from './findings.js';
-import { addToWindow, windowIds } from '../pipeline/leads/evaluate.js';
+import { addToWindow, windowIds } from '../pipeline/leads/windows.js';
 import type { EventMatching, FindingRecord } from '../pipeline/stage.js';
 import { IntelIndex, type ClaimInput, type IntelHit } from './intel-index.js';
 import type { WorkerIntelHit } from './worker-matching.js';

@@ -6,11 +6,10 @@
 // leads for the correlator. A dry run only counts.
 import type { Store } from '../clickhouse/client.js';
 import { saveSightings } from '../clickhouse/tables/threatfeed-indicators.js';
-import { retroHuntEvents, type RetroHuntSet, type StoredEvent } from '../clickhouse/tables/threatfeed-retro-hunt.js';
+import { retroHuntEvents, type RetroHuntSet } from '../clickhouse/tables/threatfeed-retro-hunt.js';
 import type { Bus } from '../pipeline/bus/types.js';
-import { extractGraph } from '../pipeline/enricher/extract.js';
+import { enrichedFromStored } from '../pipeline/enricher/stored.js';
 import { writeFindings } from '../pipeline/leads/consumer.js';
-import type { EnrichedEvent } from '../topics/index.js';
 import { INTEL_FIELDS } from './fields.js';
 import { groupHits, intelRecord, sightingsOf, type FeedNames } from './findings.js';
 import { IntelIndex, type ClaimInput } from './intel-index.js';
@@ -30,14 +29,6 @@ function huntSet(claims: ClaimInput[]): RetroHuntSet {
     else set.lowered.push(value);
   }
   return set;
-}
-
-/** A stored event as the pipeline had it: fields, and the graph entities the enricher finds in them. */
-function asEnriched(row: StoredEvent): EnrichedEvent {
-  const fields: EnrichedEvent['fields'] = { ...row.fields };
-  if (row.event_time) fields['@timestamp'] = row.event_time;
-  const parsed = { artifact_id: row.artifact_id, org_id: row.org_id, source: row.source, timestamp: row.timestamp, received_at: row.created_at, parser: row.parser, raw: '', fields };
-  return { ...parsed, entities: extractGraph(parsed).entities };
 }
 
 /**
@@ -76,7 +67,7 @@ export async function retroHunt(run: RetroHuntRun): Promise<RetroHuntResult> {
     for (const claim of latestClaims(chunk)) index.put(claim);
     const rows = await retroHuntEvents(run.store, run.orgId, run.days, huntSet(chunk), INTEL_FIELDS, EVENT_LIMIT);
     const unique = new Map(rows.map((r) => [r.artifact_id, r]));
-    const hits = index.match([...unique.values()].map(asEnriched));
+    const hits = index.match([...unique.values()].map((row) => enrichedFromStored(row)));
     for (const hit of hits) seenEvents.add(hit.event.artifact_id);
     result.sightings += hits.length;
     if (!run.write || hits.length === 0) continue;

@@ -5,18 +5,20 @@ import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
 import { deleteLeadRule, getLeadRule, getLeadRules, LeadRuleConditions, listLeadRules, RuleOrigin, saveLeadRule, saveLeadRules, type LeadRule } from '../../clickhouse/tables/lead-rules.js';
+import { leadsRaisedByDay } from '../../clickhouse/tables/leads.js';
 import { tryRule, type TrialCondition } from '../../clickhouse/tables/rule-trial.js';
 import { SqlParams } from '../../clickhouse/sql.js';
 import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { stableId } from '../../lib/ids.js';
 import { parseQuery, QuerySyntaxError } from '../../query/parse.js';
 import { convertSigma } from '../../query/sigma/convert.js';
-import { NotExpressible, toSigma } from '../../query/sigma/export.js';
+import { NotExpressible, sigmaId, toSigma } from '../../query/sigma/export.js';
 import { badRequest, HttpError, notFound } from '../http-error.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute } from '../route.js';
 import { storeCondition } from '../search-sql.js';
-import { announceChange } from '../../pipeline/state/index.js';
+import { announceChange, type HotState } from '../../pipeline/state/index.js';
+import { suppressedCounts } from '../../pipeline/leads/suppress.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 
 export const DEFAULT_SEVERITY = 'medium';
@@ -29,6 +31,22 @@ const Window = z
   .refine((w) => !DURATION_PATTERN.test(w) || parseDuration(w) <= MAX_WINDOW_MS, 'window must be at most 30d');
 
 const GroupBy = z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'group_by must be a field name such as source.ip');
+
+/** Longest first-seen memory: values are kept in hot state for this long after they were last seen. */
+export const MAX_FIRST_SEEN_DAYS = 90;
+
+const FirstSeen = z
+  .strictObject({
+    field: z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'first_seen.field must be a field name such as source.geo.country_iso_code'),
+    days: z.int('first_seen.days must be an integer').min(1, 'first_seen.days must be at least 1').max(MAX_FIRST_SEEN_DAYS, `first_seen.days must be at most ${MAX_FIRST_SEEN_DAYS}`),
+  })
+  .describe('fire on an event whose value of field was not seen for its group (group_by, or the whole organization) in the last days days of event time');
+
+const Suppress = z
+  .string()
+  .regex(DURATION_PATTERN, 'suppress must be a duration such as 30m, 1h or 1d')
+  .refine((w) => !DURATION_PATTERN.test(w) || parseDuration(w) <= MAX_WINDOW_MS, 'suppress must be at most 30d')
+  .describe('after the rule fired for a group, raise no new observation or lead for that group for this long (event time); suppressed firings are counted');
 
 /** A query-language pattern, checked when the rule is written (a 400 says what and where). */
 const Pattern = z
@@ -55,6 +73,9 @@ export const Conditions = z
     group_by: GroupBy.optional(),
     count_distinct: GroupBy.optional(),
     sequence: z.array(Pattern).min(2, 'a sequence needs at least 2 patterns').max(10, 'a sequence has at most 10 patterns').optional(),
+    ordered: z.boolean({ message: 'ordered must be true or false' }).optional().describe('with sequence: the patterns must match in their order of event time, the last within window of the first'),
+    first_seen: FirstSeen.optional(),
+    suppress: Suppress.optional(),
   })
   .refine((c) => c.sequence !== undefined || (c.threshold === undefined) === (c.window === undefined), {
     message: 'threshold and window go together: give both or neither',
@@ -67,6 +88,14 @@ export const Conditions = z
   .refine((c) => c.sequence === undefined || (c.window !== undefined && c.threshold === undefined && c.count_distinct === undefined), {
     message: 'a sequence fires when every pattern matched in one window: give window, without threshold or count_distinct',
     path: ['sequence'],
+  })
+  .refine((c) => c.ordered === undefined || c.sequence !== undefined, {
+    message: 'ordered applies to a sequence: give sequence and window',
+    path: ['ordered'],
+  })
+  .refine((c) => c.first_seen === undefined || (c.threshold === undefined && c.window === undefined && c.sequence === undefined && c.count_distinct === undefined), {
+    message: 'first_seen fires on single events: give it without threshold, window, count_distinct or sequence',
+    path: ['first_seen'],
   });
 
 const Tags = z.array(z.string().trim().min(1).max(100, 'a tag has at most 100 characters')).max(50, 'at most 50 tags');
@@ -114,12 +143,35 @@ const LeadRuleSchema = z.object({
   updated_at: Timestamp,
 });
 
+/** Days of firing counts GET /v1/lead-rules/:id answers. */
+const FIRING_DAYS = 30;
+
+const FiringDay = z.object({
+  day: z.string().describe('YYYY-MM-DD (UTC)'),
+  count: z.number().int().describe('leads the rule raised that day (each on the day it was first written: a window that grew counts once)'),
+  suppressed: z.number().int().describe('firings suppress held back that day'),
+});
+
+/** The rule's firings per day over the last FIRING_DAYS days (UTC), oldest first, today last. */
+async function firingsByDay(store: Store, state: HotState, rule: LeadRule): Promise<z.infer<typeof FiringDay>[]> {
+  const today = Date.parse(new Date().toISOString().slice(0, 10));
+  const days = Array.from({ length: FIRING_DAYS }, (_, i) => new Date(today - (FIRING_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const [raised, suppressed] = await Promise.all([leadsRaisedByDay(store, rule.org_id, rule.id, Date.parse(days[0]!)), suppressedCounts(state, rule.id, days)]);
+  return days.map((day, i) => ({ day, count: raised.get(day) ?? 0, suppressed: suppressed[i]! }));
+}
+
 /** Largest Sigma text one import takes (a few thousand rules); the CLI sends a folder in pieces below it. */
 export const MAX_IMPORT_CHARS = 4_000_000;
 
 const ImportBody = z.object({
   rules: z.string().min(1, 'rules is required: Sigma YAML, one rule or many separated by ---').max(MAX_IMPORT_CHARS, `rules must be at most ${MAX_IMPORT_CHARS} characters; import in pieces`),
   enabled: z.boolean({ message: 'enabled must be true or false' }).optional().describe('for new rules; default true. A rule imported again keeps its enabled state unless this is given.'),
+  backfill_days: z
+    .int('backfill_days must be an integer')
+    .min(0)
+    .max(3650, 'backfill_days must be at most 3650')
+    .optional()
+    .describe('run each rule this import enables (new, or disabled before) over the stored events of the last N days, as a backfill job (docs/backfill.md); default CAIRN_RULES_BACKFILL_DAYS (0: none)'),
 });
 
 const ImportOutcome = z.object({
@@ -130,6 +182,7 @@ const ImportOutcome = z.object({
   action: z.enum(['created', 'updated']).nullable(),
   rule_id: z.uuid().nullable(),
   reason: z.string().nullable().describe('why a rule was skipped: the construct, modifier, field or log source cairn cannot express'),
+  backfill_job_id: z.uuid().nullable().describe('the backfill job queued for the rule (backfill_days), if any'),
 });
 
 const ExportQuery = z.object({
@@ -160,7 +213,21 @@ const TrialResult = z.object({
   windows: z.number().int().describe('windows (per group) holding matching events, whether or not they reached the threshold'),
   samples: z.array(z.object({ artifact_id: z.string(), timestamp: Timestamp, source: z.string(), raw: z.string() })).describe('newest matching artifacts'),
   took_ms: z.number().int(),
+  approximation: z
+    .string()
+    .nullable()
+    .describe('what the counts leave out, for conditions the trial does not evaluate the way the rule stage does (ordered, first_seen, suppress); null when they are exact'),
 });
+
+/** What a trial's counts leave out for these conditions, or null: they count like the rule stage. */
+function trialApproximation(conditions: LeadRuleConditions): string | null {
+  const gaps = [
+    conditions.ordered ? 'the sequence is counted in tumbling windows without checking its order: leads may differ from what the rule raises' : null,
+    conditions.first_seen ? 'first_seen is not applied: every matching event counts as a lead, an upper bound' : null,
+    conditions.suppress ? 'suppress is not applied: leads is before suppression' : null,
+  ].filter((g): g is string => g !== null);
+  return gaps.length > 0 ? gaps.join('; ') : null;
+}
 
 /** A rule's pattern as SQL sharing `params`, as search would run it. */
 function conditionSql(pattern: string, scope: { orgId: string; start: string; end: string }, params: SqlParams): TrialCondition {
@@ -217,15 +284,18 @@ export const leadRuleRoutes = [
     description: 'With ?format=sigma the rule is answered as Sigma YAML (application/yaml): a detection rule, or a base rule and a correlation for threshold, count_distinct and sequence rules. An imported rule keeps its Sigma id, author, references and log source. A rule Sigma cannot say (a time range) answers 422.',
     params: IdParams,
     query: ExportQuery,
-    response: LeadRuleSchema,
+    response: LeadRuleSchema.extend({
+      firings_by_day: z.array(FiringDay).describe(`the rule's firings on each of the last ${FIRING_DAYS} days (UTC), oldest first: noisy rules show here`),
+    }),
     fileTypes: ['application/yaml'],
     errors: [404, 422],
     async handler({ params, query, auth, deps }) {
       const rule = await findRule(deps.store, auth.orgId, params.id);
-      if (query.format === 'json') return { message: 'Lead rule found', data: rule };
+      if (query.format === 'json') return { message: 'Lead rule found', data: { ...rule, firings_by_day: await firingsByDay(deps.store, deps.state, rule) } };
       try {
         const body = toSigma(rule);
-        return { message: 'Lead rule as Sigma', data: rule, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${rule.origin?.id ?? rule.id}.yml` } };
+        // data is not sent with a file.
+        return { message: 'Lead rule as Sigma', data: { ...rule, firings_by_day: [] }, file: { contentType: 'application/yaml; charset=utf-8', body, filename: `${sigmaId(rule)}.yml` } };
       } catch (err) {
         if (err instanceof NotExpressible) throw new HttpError(422, 'not_expressible', `this rule cannot be written as Sigma: ${err.message}`);
         throw err;
@@ -265,16 +335,22 @@ export const leadRuleRoutes = [
       const now = new Date().toISOString();
       const rules: LeadRule[] = [];
       const results = converted.map((result): z.infer<typeof ImportOutcome> => {
-        if (result.status === 'skipped') return { title: result.title, sigma_id: result.sigma_id, status: 'skipped', action: null, rule_id: null, reason: result.reason };
+        if (result.status === 'skipped') return { title: result.title, sigma_id: result.sigma_id, status: 'skipped', action: null, rule_id: null, reason: result.reason, backfill_job_id: null };
         const id = idOf(result.sigma_id, result.title);
         const before = existing.get(id);
         rules.push({ id, org_id: auth.orgId, enabled: body.enabled ?? before?.enabled ?? true, ...result.draft, created_at: before?.created_at ?? now, updated_at: now });
-        return { title: result.title, sigma_id: result.sigma_id, status: 'imported', action: before ? 'updated' : 'created', rule_id: id, reason: null };
+        return { title: result.title, sigma_id: result.sigma_id, status: 'imported', action: before ? 'updated' : 'created', rule_id: id, reason: null, backfill_job_id: null };
       });
       await saveLeadRules(deps.store, rules);
       if (rules.length > 0) await announceChange(deps.state, 'lead-rules');
+      const enabledNow = rules.filter((r) => r.enabled && !existing.get(r.id)?.enabled);
+      const jobs = await deps.backfills.queueOnEnable(enabledNow, body.backfill_days ?? deps.config.backfill.onEnableDays, auth.email ?? auth.subject);
       const skipped = results.length - rules.length;
-      return { message: `${rules.length} rule(s) imported, ${skipped} skipped`, data: { imported: rules.length, skipped, results } };
+      const queued = jobs.size > 0 ? `, ${jobs.size} backfill(s) queued` : '';
+      return {
+        message: `${rules.length} rule(s) imported, ${skipped} skipped${queued}`,
+        data: { imported: rules.length, skipped, results: results.map((r) => ({ ...r, backfill_job_id: (r.rule_id && jobs.get(r.rule_id)?.id) || null })) },
+      };
     },
   }),
   defineRoute({
@@ -313,7 +389,7 @@ export const leadRuleRoutes = [
       const took = Math.round(performance.now() - started);
       return {
         message: `${result.events} matching event(s), ${result.leads} lead(s) in ${took} ms`,
-        data: { start, end, conditions, ...result, took_ms: took },
+        data: { start, end, conditions, ...result, took_ms: took, approximation: trialApproximation(conditions) },
       };
     },
   }),
@@ -337,7 +413,10 @@ export const leadRuleRoutes = [
         updated_at: new Date().toISOString(),
       };
       await storeRule(deps, updated);
-      return { message: 'Lead rule updated', data: updated, audit: { before: current } };
+      // A pack or imported rule switched on may look back over history (CAIRN_RULES_BACKFILL_DAYS, docs/backfill.md).
+      const enabledNow = !current.enabled && updated.enabled && updated.origin !== null ? [updated] : [];
+      const [job] = (await deps.backfills.queueOnEnable(enabledNow, deps.config.backfill.onEnableDays, auth.email ?? auth.subject)).values();
+      return { message: job ? `Lead rule updated; backfill job ${job.id} queued` : 'Lead rule updated', data: updated, audit: { before: current } };
     },
   }),
   defineRoute({

@@ -1,14 +1,19 @@
 // `cairn rules import <file|dir>...`: Sigma rules into lead rules through a
 // running cairn's API (POST /v1/lead-rules/import), a folder's rules sent in
 // pieces below the request limit. Prints what was imported and, per skipped
-// rule, why.
+// rule, why. `cairn rules backfill <id>`: a rule run over stored events
+// (cli/rule-backfill.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { DURATION_PATTERN, parseDuration } from '../../lib/duration.js';
 import { apiTarget, unreachable, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
+import { backfillRule, describeJob } from '../rule-backfill.js';
+import { packCommand } from './rules-pack.js';
 
 interface ImportOptions extends ApiTargetOptions {
   disabled?: boolean;
+  backfillDays?: number;
 }
 
 interface ImportOutcome {
@@ -53,13 +58,13 @@ async function pieces(files: string[]): Promise<string[]> {
   return out;
 }
 
-async function post(url: string, token: string, rules: string, enabled: boolean | undefined): Promise<ImportOutcome[]> {
+async function post(url: string, token: string, rules: string, enabled: boolean | undefined, backfillDays: number | undefined): Promise<ImportOutcome[]> {
   let res: Response;
   try {
     res = await fetch(new URL('/api/v1/lead-rules/import', url), {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ rules, ...(enabled === undefined ? {} : { enabled }) }),
+      body: JSON.stringify({ rules, ...(enabled === undefined ? {} : { enabled }), ...(backfillDays === undefined ? {} : { backfill_days: backfillDays }) }),
     });
   } catch (err) {
     throw unreachable(url, err);
@@ -73,7 +78,8 @@ function importCommand(): Command {
   const command = new Command('import')
     .description("import Sigma rules (files, or folders of .yml files) as lead rules through a running cairn's API")
     .argument('<paths...>', 'Sigma rule files or folders')
-    .option('--disabled', 'create new rules disabled (try them with POST /v1/lead-rules/test first)');
+    .option('--disabled', 'create new rules disabled (try them with POST /v1/lead-rules/test first)')
+    .option('--backfill-days <n>', 'run each rule the import enables over the stored events of the last n days (default CAIRN_RULES_BACKFILL_DAYS on the server)', (v) => wholeNumber(v, '--backfill-days'));
   return withApiTargetOptions(command, 'signals:manage').action(async (paths: string[], options: ImportOptions) => {
       const files = await ruleFiles(paths);
       if (files.length === 0) throw new Error(`no .yml or .yaml files under ${paths.join(', ')}`);
@@ -81,7 +87,7 @@ function importCommand(): Command {
       const results: ImportOutcome[] = [];
       const parts = await pieces(files);
       for (const [i, part] of parts.entries()) {
-        results.push(...(await post(url, token, part, options.disabled ? false : undefined)));
+        results.push(...(await post(url, token, part, options.disabled ? false : undefined, options.backfillDays)));
         if (parts.length > 1) process.stderr.write(`  ${i + 1}/${parts.length} pieces sent\n`);
       }
       const count = (f: (r: ImportOutcome) => boolean) => results.filter(f).length;
@@ -90,6 +96,48 @@ function importCommand(): Command {
     });
 }
 
+function wholeNumber(value: string, option: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${option} must be a whole number`);
+  return Number(value);
+}
+
+interface BackfillOptions extends ApiTargetOptions {
+  since: string;
+  start?: string;
+  end?: string;
+  wait: boolean;
+}
+
+function isoTime(value: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new InvalidArgumentError('must be an ISO 8601 time, e.g. 2026-01-02T03:04:05Z');
+  return new Date(ms).toISOString();
+}
+
+function backfillCommand(): Command {
+  const command = new Command('backfill')
+    .description("run a lead rule over stored events through a running cairn's API, raising what it would have raised at ingest (docs/backfill.md)")
+    .argument('<rule-id>', 'the lead rule')
+    .option('--since <duration>', 'from this long ago (event time) until now or --end, e.g. 30d, 12h', (v) => {
+      if (!DURATION_PATTERN.test(v)) throw new InvalidArgumentError('must be a duration such as 30d, 12h or 90m');
+      return v;
+    }, '30d')
+    .option('--start <time>', 'from this event time instead (ISO 8601)', isoTime)
+    .option('--end <time>', 'until this event time (ISO 8601, exclusive); default now', isoTime)
+    .option('--no-wait', 'queue the job, print its id and return');
+  return withApiTargetOptions(command, 'signals:manage').action(async (ruleId: string, options: BackfillOptions) => {
+    const target = await apiTarget(options, { subject: 'cairn-rules', permissions: ['signals:manage', 'signals:read'] });
+    const start = options.start ?? new Date(Date.now() - parseDuration(options.since)).toISOString();
+    const job = await backfillRule(target, { ruleId, start, end: options.end, wait: options.wait, progress: true });
+    console.log(describeJob(job));
+    if (job.status === 'failed') throw new Error(`the backfill failed: ${job.error}`);
+  });
+}
+
 export function rulesCommand(): Command {
-  return new Command('rules').description('lead rules: import Sigma rules').addCommand(importCommand());
+  return new Command('rules')
+    .description('lead rules: import Sigma rules, the shipped rule pack, backfill a rule over history')
+    .addCommand(importCommand())
+    .addCommand(packCommand())
+    .addCommand(backfillCommand());
 }

@@ -33,6 +33,18 @@ export interface EventRow {
   created_at: string;
 }
 
+/** An events row as read back: every field a list of strings. */
+export interface StoredEvent {
+  artifact_id: string;
+  org_id: string;
+  source: string;
+  timestamp: string;
+  event_time: string | null;
+  parser: string;
+  fields: Record<string, string[]>;
+  created_at: string;
+}
+
 /** The columns an events row is written with (the promoted ones are filled from the map by the engine). */
 export const EVENT_COLUMNS: RowColumns = [
   ['artifact_id', 'UUID'],
@@ -121,6 +133,9 @@ export const PROMOTED_FIELDS = lookupTable<string>({
   'dns.question.name': 'f_dns_question_name',
   'rule.name': 'f_rule_name',
 });
+
+/** When the event happened, as the rule stage takes it (pipeline/event-time.ts): its own time unless it lies more than a day ahead. */
+export const EVENT_TIME = `if(event_time IS NOT NULL AND event_time <= now64(3) + INTERVAL 1 DAY, assumeNotNull(event_time), timestamp)`;
 
 /** The values of `field` in an events row (an Array(String) expression): its own column when promoted, else from the map. */
 export function eventFieldValues(field: string, params: SqlParams): string {
@@ -231,7 +246,7 @@ function keysCondition(rows: readonly { artifact_id: string; org_id: string; tim
  * and fields. The engine writes the new values of only these rows as a patch
  * part and applies it to every read from the moment the statement returns:
  * each artifact keeps one events row throughout, so nothing is counted
- * twice (migration 029). The promoted columns (migration 008) follow the
+ * twice (migration 036). The promoted columns (migration 008) follow the
  * map. The values travel in the statement, written as literals (the same
  * for the embedded engine and a server, whose URL would not hold them as
  * parameters): each row's fields as JSON, read back by JSONExtract.

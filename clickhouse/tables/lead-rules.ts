@@ -15,11 +15,17 @@ export const LeadRuleConditions = z.object({
   count_distinct: z.string().optional(),
   /** Fire when each of these patterns matched in one window per group (Sigma temporal). */
   sequence: z.array(z.string()).optional(),
+  /** With sequence: the patterns must match in this order of event time, the last within `window` of the first (Sigma temporal_ordered). */
+  ordered: z.boolean().optional(),
+  /** Fire on an event whose value of `field` was not seen for its group in the last `days` days of event time. */
+  first_seen: z.object({ field: z.string(), days: z.number().int() }).optional(),
+  /** After the rule fired for a group, raise nothing more for that group for this long (a duration, event time). */
+  suppress: z.string().optional(),
 });
 export type LeadRuleConditions = z.infer<typeof LeadRuleConditions>;
 
 /** Where an imported rule came from, kept for attribution and export (Sigma rules are DRL 1.1: id and author are the attribution). */
-export const RuleOrigin = z.object({
+export const SigmaOrigin = z.object({
   format: z.literal('sigma'),
   id: z.string().nullable(),
   title: z.string(),
@@ -33,6 +39,23 @@ export const RuleOrigin = z.object({
   modified: z.string().nullable(),
   falsepositives: z.array(z.string()),
 });
+export type SigmaOrigin = z.infer<typeof SigmaOrigin>;
+
+/**
+ * A rule of the shipped pack (rules/pack, docs/rules.md): which one, from which pack version, and the
+ * fingerprint of what the pack wrote, so an update can tell a rule the user changed from one it may replace.
+ */
+export const PackOrigin = z.object({
+  format: z.literal('pack'),
+  pack_id: z.string(),
+  pack_version: z.string(),
+  family: z.string(),
+  false_positives: z.array(z.string()),
+  fingerprint: z.string(),
+});
+export type PackOrigin = z.infer<typeof PackOrigin>;
+
+export const RuleOrigin = z.discriminatedUnion('format', [SigmaOrigin, PackOrigin]);
 export type RuleOrigin = z.infer<typeof RuleOrigin>;
 
 export interface LeadRule {
@@ -150,4 +173,34 @@ export async function listEnabledLeadRules(store: Store): Promise<LeadRule[]> {
     format: 'JSONEachRow',
   });
   return (await result.json()).map(fromRow);
+}
+
+/** An organization's rules that came from the shipped pack (origin format "pack"), disabled ones included. */
+export async function listPackLeadRules(store: Store, orgId: string): Promise<LeadRule[]> {
+  const result = await store.query({
+    query: `SELECT ${COLUMNS} FROM lead_rules FINAL WHERE org_id = {orgId:String} AND JSONExtractString(origin, 'format') = 'pack' ORDER BY id`,
+    query_params: { orgId },
+    format: 'JSONEachRow',
+  });
+  return (await result.json()).map(fromRow);
+}
+
+/** Organizations holding at least one rule of the shipped pack. */
+export async function orgsWithPackLeadRules(store: Store): Promise<string[]> {
+  const result = await store.query({
+    query: `SELECT DISTINCT org_id FROM lead_rules FINAL WHERE JSONExtractString(origin, 'format') = 'pack' ORDER BY org_id`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ org_id: string }>()).map((r) => r.org_id);
+}
+
+/** Which of `ids` were written once and then deleted (their newest version is a delete). */
+export async function deletedLeadRuleIds(store: Store, orgId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const result = await store.query({
+    query: `SELECT toString(id) AS rule_id FROM lead_rules WHERE org_id = {orgId:String} AND id IN {ids:Array(UUID)} GROUP BY id HAVING argMax(is_deleted, version) = 1`,
+    query_params: { orgId, ids },
+    format: 'JSONEachRow',
+  });
+  return new Set((await result.json<{ rule_id: string }>()).map((r) => r.rule_id));
 }

@@ -130,3 +130,21 @@ export async function incidentMembers(store: Store, orgId: string, { incidentIds
   });
   return groupBy((await result.json()).map(incidentLeadFromRow), (member) => member.incident_id);
 }
+
+/**
+ * How many leads a rule raised per day (UTC) since `sinceMs`: each lead on
+ * the day it was first written (its oldest version), so a window that grew
+ * counts once, and a lead for old events counts on the day it was raised.
+ */
+export async function leadsRaisedByDay(store: Store, orgId: string, ruleId: string, sinceMs: number): Promise<Map<string, number>> {
+  const result = await store.query({
+    query: `SELECT toString(toDate(toDateTime(intDiv(raised, 1000000), 'UTC'))) AS day, count() AS n
+            FROM (SELECT id, min(version) AS raised FROM leads WHERE org_id = {orgId:String} AND rule_id = {ruleId:UUID} GROUP BY id)
+            WHERE raised >= {since:UInt64}
+            GROUP BY day`,
+    query_params: { orgId, ruleId, since: sinceMs * 1000 },
+    format: 'JSONEachRow',
+  });
+  const rows = z.array(z.object({ day: z.string(), n: z.coerce.number() })).parse(await result.json());
+  return new Map(rows.map((r) => [r.day, r.n]));
+}

@@ -97,3 +97,18 @@ export async function listObservations(store: Store, orgId: string, filter: Obse
   });
   return { observations: rows.map(fromRow), total };
 }
+
+/**
+ * Who made each of these observations (`created_by`), by id, those deleted
+ * since included: a backfill leaves alone what the rule raised before, and
+ * does not bring back what an analyst deleted.
+ */
+export async function observationMakers(store: Store, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const result = await store.query({
+    query: 'SELECT toString(id) AS oid, argMax(created_by, version) AS maker FROM observations WHERE org_id = {orgId:String} AND id IN {ids:Array(UUID)} GROUP BY id',
+    query_params: { orgId, ids },
+    format: 'JSONEachRow',
+  });
+  return new Map((await result.json<{ oid: string; maker: string }>()).map((r) => [r.oid, r.maker]));
+}

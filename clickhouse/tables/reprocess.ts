@@ -1,5 +1,5 @@
 // Re-parsing jobs (POST /v1/reprocess, pipeline/reprocess): the jobs and
-// their slices (migration 029), and the reads a slice and the planner make
+// their slices (migration 036), and the reads a slice and the planner make
 // over the key range (org_id, timestamp, id) that artifacts and events share.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';

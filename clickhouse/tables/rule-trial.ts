@@ -8,7 +8,7 @@
 import type { Store } from '../client.js';
 import type { SqlParams } from '../sql.js';
 import { artifactsByKey, type ArtifactKey } from './artifacts.js';
-import { eventFieldValues, eventScope, eventsOfArtifacts } from './events.js';
+import { EVENT_TIME, eventFieldValues, eventScope, eventsOfArtifacts } from './events.js';
 
 export interface RuleTrial {
   orgId: string;
@@ -47,9 +47,6 @@ export interface RuleTrialResult {
   windows: number;
   samples: RuleTrialSample[];
 }
-
-/** When the event happened, as the rule stage takes it (pipeline/event-time.ts): its own time unless it lies more than a day ahead. */
-const EVENT_TIME = `if(event_time IS NOT NULL AND event_time <= now64(3) + INTERVAL 1 DAY, assumeNotNull(event_time), timestamp)`;
 
 export async function tryRule(store: Store, trial: RuleTrial): Promise<RuleTrialResult> {
   const { params } = trial;

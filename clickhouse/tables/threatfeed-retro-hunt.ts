@@ -4,7 +4,9 @@
 // with the same index that matches at ingest.
 import { toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams } from '../sql.js';
-import { eventFieldValues } from './events.js';
+import { eventFieldValues, type StoredEvent } from './events.js';
+
+export type { StoredEvent };
 
 export interface RetroHuntSet {
   addresses: string[];
@@ -21,17 +23,6 @@ export interface RetroHuntFields {
   url: readonly string[];
   hash: readonly string[];
   email: readonly string[];
-}
-
-export interface StoredEvent {
-  artifact_id: string;
-  org_id: string;
-  source: string;
-  timestamp: string;
-  event_time: string | null;
-  parser: string;
-  fields: Record<string, string[]>;
-  created_at: string;
 }
 
 function concat(fields: readonly string[], params: SqlParams): string {

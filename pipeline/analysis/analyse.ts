@@ -17,7 +17,8 @@ import { GraphFold } from '../enricher/consumer.js';
 import { findMatches } from '../leads/evaluate.js';
 import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
-import { parseArtifacts, writeParsedEvents } from '../parser/parse-batch.js';
+import { parseArtifacts, writeParsedEvents, type ParseSettings } from '../parser/parse-batch.js';
+import { UserDecoders, type DecoderSnapshot } from '../parser/decoders/user.js';
 import type { WorkerMatching } from '../stage.js';
 import { auditRecordOf, type AuditRecord } from './audit-join.js';
 import { unpackMessages, type PackedMessages } from './packed-messages.js';
@@ -31,6 +32,8 @@ export interface AnalysisTask {
   schemaRegistryUrl?: string;
   /** The enabled lead rules, matched here so that only the events they match go back to the main thread. */
   rules: RuleSnapshot;
+  /** Every organization's own decoders (parser/decoders/user.ts), compiled here when their generation changes; none when absent. */
+  decoders?: DecoderSnapshot;
   /** The process's matching beside the rules (pipeline/stage.ts EventMatching), when it has any. */
   matching?: MatchingSpec;
 }
@@ -81,6 +84,9 @@ const logger = createLogger();
 /** The rules as this thread compiled them, and the generation they are of. */
 const rules = new CompiledRules((rule, err) => logger.warn({ rule: rule.id, name: rule.name, err: err.message }, 'lead rule does not compile; skipped'));
 let rulesGeneration = -1;
+/** The organizations' own decoders as this thread compiled them, and the generation they are of. */
+const userDecoders = new UserDecoders((decoder, err) => logger.warn({ decoder: decoder.id, service: decoder.service, err: err.message }, 'user decoder does not compile; skipped'));
+let decodersGeneration = -1;
 let decoder: { url: string | undefined; decode: Promise<ArtifactDecoder> } | null = null;
 /** Matchers this thread has imported, by module, with the generation of the data each holds. */
 const matchers = new Map<string, { generation: number; matching: WorkerMatching }>();
@@ -114,6 +120,10 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisResult | 'sta
   if (task.rules.generation !== rulesGeneration) {
     rules.update(task.rules.rules);
     rulesGeneration = task.rules.generation;
+  }
+  if (task.decoders && task.decoders.generation !== decodersGeneration) {
+    userDecoders.update(task.decoders.items);
+    decodersGeneration = task.decoders.generation;
   }
   const work = { task, messages: unpackMessages(task.messages), decode, matching };
   // The rows of an artifact sent twice in the task would meet in one insert: rare, and then the whole task is
@@ -183,7 +193,12 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
     }
     return index;
   };
-  const settings = { defaultOrgId: task.defaultOrgId, timezone: task.timezone, geo: loadGeoIp(logger) };
+  const settings: ParseSettings = {
+    defaultOrgId: task.defaultOrgId,
+    timezone: task.timezone,
+    geo: loadGeoIp(logger),
+    decoders: task.decoders ? (orgId) => userDecoders.forOrg(orgId) : undefined,
+  };
   const graph = new GraphFold();
   const ids = new Set<string>();
   // Every slice's rows go into one body per table: a chunk's events are one insert.

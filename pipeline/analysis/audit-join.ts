@@ -71,6 +71,9 @@ export interface JoinLimits {
   maxRecords: number;
 }
 
+/** event.dataset of a joined event: a row of the events table only, which lead rules never see (a backfill leaves it out too). */
+export const JOINED_AUDIT_DATASET = 'auditd.event';
+
 export const DEFAULT_JOIN_LIMITS: JoinLimits = { horizonMs: 2000, maxWaitMs: 2000, maxPending: 1000, maxRecords: 64 };
 
 export interface JoinOutcome {
@@ -298,7 +301,7 @@ export function joinedEventRow(serial: PendingSerial, complete: boolean): EventR
   if (types.length === 0) for (const r of records) union(types, r.fields['event.type']);
   fields['event.kind'] = records.some((r) => r.fields['event.kind'] === 'alert') ? 'alert' : 'event';
   fields['event.module'] = 'auditd';
-  fields['event.dataset'] = 'auditd.event';
+  fields['event.dataset'] = JOINED_AUDIT_DATASET;
   if (categories.length > 0) fields['event.category'] = categories;
   if (types.length > 0) fields['event.type'] = types;
   const action = primary.fields['event.action'];

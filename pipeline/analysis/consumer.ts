@@ -10,6 +10,7 @@ import { artifactsRaw, systemEvents } from '../../topics/index.js';
 import type { DeliveredMessage } from '../bus/index.js';
 import { consume, publish, type DeadLetter } from '../bus/consume.js';
 import { leadRuleSet, raiseMatches } from '../leads/consumer.js';
+import { userDecoderList } from '../parser/consumer.js';
 import { isTransientStageError, withCleanup, type EventMatching, type Stage } from '../stage.js';
 
 type MatchingData = Awaited<ReturnType<EventMatching['current']>>;
@@ -59,7 +60,8 @@ export const analysisStage: Stage = {
   async start(ctx) {
     const pool = createAnalysisPool(ctx.config.pipeline.workers);
     const rules = leadRuleSet(ctx);
-    await rules.start();
+    const decoders = userDecoderList(ctx);
+    await Promise.all([rules.start(), decoders.start()]);
     const auditJoin = new AuditJoinWriter({ state: ctx.state, store: ctx.store, group: 'analysis', topic: artifactsRaw.name });
     const subscription = await consume<DeliveredMessage>({
       bus: ctx.bus,
@@ -73,10 +75,11 @@ export const analysisStage: Stage = {
       isTransient: isTransientStageError,
       writeMarks: ctx.state,
       handle: async (batch, { mayRepeat }) => {
-        // Rules and matching data changed before the batch apply to it; the workers get the rules with
-        // each chunk, and the matching data when they hold another generation of it.
-        await rules.ensureCurrent();
+        // Rules, decoders and matching data changed before the batch apply to it; the workers get the rules
+        // and decoders with each chunk, and the matching data when they hold another generation of it.
+        await Promise.all([rules.ensureCurrent(), decoders.ensureCurrent()]);
         const ruleSnapshot = rules.snapshot();
+        const decoderSnapshot = decoders.snapshot();
         const matching = ctx.matching ? { spec: ctx.matching, current: await ctx.matching.current() } : null;
         const messages = batch.map((e) => e.message);
         // The batch goes to the pool in chunks, all at once, and each chunk's events are written as soon as it
@@ -87,7 +90,11 @@ export const analysisStage: Stage = {
         // the batch is committed only after all of them.
         const chunks = Array.from({ length: Math.ceil(messages.length / CHUNK) }, (_, i) => messages.slice(i * CHUNK, (i + 1) * CHUNK));
         const analysed = chunks.map((chunk) =>
-          analyseChunk(pool, { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot }, matching),
+          analyseChunk(
+            pool,
+            { messages: packMessages(chunk), defaultOrgId: ctx.config.orgId, timezone: ctx.config.logTimezone, schemaRegistryUrl: ctx.config.schemaRegistryUrl, rules: ruleSnapshot, decoders: decoderSnapshot },
+            matching,
+          ),
         );
         // Sightings fold into one row per id (edges count distinct artifacts): only events would double.
         const eventsWritten = analysed.map(async (result) => {
@@ -125,6 +132,7 @@ export const analysisStage: Stage = {
     });
     return withCleanup(subscription, async () => {
       rules.stop();
+      decoders.stop();
       await pool.close();
     });
   },

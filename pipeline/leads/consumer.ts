@@ -57,9 +57,11 @@ export async function raiseLeads(ctx: StageContext, rules: RuleSet, events: Enri
 export async function raiseMatches(ctx: StageContext, matches: Match[], found: FindingRecord[]): Promise<void> {
   const evaluation = matches.length > 0 ? await evaluateMatches(matches, ctx.state) : null;
   const firings = evaluation?.firings ?? [];
-  if (firings.length === 0 && found.length === 0) return;
-  const now = new Date().toISOString();
-  await writeFindings(ctx, [...firings.map((f) => firingRecords(f, now)), ...found]);
+  if (firings.length > 0 || found.length > 0) {
+    const now = new Date().toISOString();
+    await writeFindings(ctx, [...firings.map((f) => firingRecords(f, now)), ...found]);
+  }
+  // Also without firings: values seen (first_seen) are remembered here, after the writes.
   await evaluation?.markEmitted();
 }
 

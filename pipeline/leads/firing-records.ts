@@ -3,7 +3,7 @@
 import type { Observation } from '../../clickhouse/tables/observations.js';
 import type { EnrichedEvent, Lead } from '../../topics/index.js';
 import type { FindingRecord } from '../stage.js';
-import type { Firing } from './evaluate.js';
+import type { Firing } from './windows.js';
 
 /** Observation types by ECS event category, most specific first. */
 const TYPE_BY_CATEGORY: [string, string][] = [
@@ -31,11 +31,18 @@ function iso(ms: number): string {
 export function describeFiring(firing: Firing): string {
   const { rule } = firing;
   const name = `Lead rule "${rule.name}"`;
+  const group = firing.group ? ` for ${rule.conditions.group_by} ${firing.group}` : '';
+  const firstSeen = rule.conditions.first_seen;
+  if (firstSeen && firing.value !== undefined) {
+    return `${name}: ${firstSeen.field} ${firing.value} seen${group} for the first time in ${firstSeen.days} days, in a ${firing.sample.source} event at ${iso(firing.firstSeen)}`;
+  }
   if (firing.windowStart === null) {
     const subject = firing.sample.fields['source.ip'] ?? firing.sample.fields['user.name'] ?? firing.sample.source;
     return `${name} matched a ${firing.sample.source} event (${String(subject)}) at ${iso(firing.firstSeen)}`;
   }
-  const group = firing.group ? ` for ${rule.conditions.group_by} ${firing.group}` : '';
+  if (rule.conditions.sequence && rule.conditions.ordered) {
+    return `${name}: the ${rule.conditions.sequence.length} patterns of the sequence matched in order${group} within ${rule.conditions.window} (${firing.distinct} time(s) from ${iso(firing.firstSeen)} to ${iso(firing.lastSeen)}, ${firing.count} events)`;
+  }
   const window = `in the ${rule.conditions.window} window from ${iso(firing.windowStart)}`;
   if (rule.conditions.sequence) return `${name}: all ${rule.conditions.sequence.length} patterns of the sequence matched${group} ${window} (${firing.count} events)`;
   if (rule.conditions.count_distinct) {

@@ -2,40 +2,66 @@
 // change in hot state (change notices), and the stage checks the notice
 // before each batch, so a rule created, changed, disabled or deleted applies
 // to every artifact ingested after the API answered. A periodic reload is the
-// backstop for changes made behind the API's back.
+// backstop for changes made behind the API's back (pipeline/state/watched-list.ts).
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
 import { compileMatcher, type PreparedTarget } from '../../query/match.js';
 import { parseQuery } from '../../query/parse.js';
+import { WatchedList } from '../state/watched-list.js';
+
+/**
+ * How a rule's matches become firings (evaluate.ts):
+ * - `event`: every matching event fires;
+ * - `window`: N matching events (or distinct keys) in one tumbling window (threshold, count_distinct, sequence);
+ * - `ordered`: the steps of a sequence in their order of event time, the last within the window of the first;
+ * - `first_seen`: a value of a field new for its group in the memory's span of event time.
+ */
+export type RuleKind = 'event' | 'window' | 'ordered' | 'first_seen';
 
 export interface CompiledRule {
   rule: LeadRule;
+  kind: RuleKind;
   matches: (target: PreparedTarget) => boolean;
-  /** Set together: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
+  /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
+  /** window and ordered: the window's length. */
   windowMs?: number;
   /** Count per value of this field. */
   groupBy?: string;
   /**
-   * What a window counts instead of events: the distinct values of a field
-   * (count_distinct), or which patterns of a sequence matched (all of them fire).
+   * What a match carries besides the event: the distinct values of a field
+   * (count_distinct, first_seen), or which patterns of a sequence the event
+   * matches (by index).
    */
   countKeys?: (target: PreparedTarget) => string[];
+  /** ordered: how many patterns the sequence has. */
+  steps?: number;
+  /** first_seen: how long a value is remembered for its group, in event time. */
+  memoryMs?: number;
 }
 
+const DAY_MS = 86_400_000;
+
 export function compileRule(rule: LeadRule): CompiledRule {
-  const { pattern, threshold, window, group_by, count_distinct, sequence } = rule.conditions;
-  const compiled: CompiledRule = { rule, matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
+  const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
+  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(parseQuery(pattern)), groupBy: group_by || undefined };
   if (sequence && window) {
     const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
+    compiled.kind = ordered ? 'ordered' : 'window';
     compiled.threshold = parts.length;
+    compiled.steps = parts.length;
     compiled.windowMs = parseDuration(window);
     compiled.countKeys = (target) => parts.flatMap((part, i) => (part(target) ? [String(i)] : []));
   } else if (threshold && window) {
+    compiled.kind = 'window';
     compiled.threshold = threshold;
     compiled.windowMs = parseDuration(window);
     if (count_distinct) compiled.countKeys = (target) => target.values(count_distinct);
+  } else if (first_seen) {
+    compiled.kind = 'first_seen';
+    compiled.memoryMs = first_seen.days * DAY_MS;
+    compiled.countKeys = (target) => [...new Set(target.values(first_seen.field))];
   }
   return compiled;
 }
@@ -88,58 +114,33 @@ export class CompiledRules {
   }
 }
 
-/** Which rules, at which version: equal for two loads of an unchanged set. */
-function versionsOf(rules: LeadRule[]): string {
-  return rules.map((r) => `${r.id}@${r.updated_at}`).join(',');
-}
-
 export class RuleSet {
   private readonly compiled: CompiledRules;
-  private loaded: RuleSnapshot = { generation: 0, rules: [] };
-  private timer: NodeJS.Timeout | null = null;
-  /** The change notice current when the loaded rules were read. */
-  private loadedNotice: string | null = null;
+  private readonly list: WatchedList<LeadRule>;
 
   constructor(
-    private readonly load: () => Promise<LeadRule[]>,
-    private readonly notice: () => Promise<string | null>,
-    private readonly logger: Logger,
+    load: () => Promise<LeadRule[]>,
+    notice: () => Promise<string | null>,
+    logger: Logger,
     /** Read before each wait, so a new CAIRN_RULE_REFRESH_MS from the appliance config applies without a restart. */
-    private readonly refreshMs: () => number,
+    refreshMs: () => number,
   ) {
     this.compiled = new CompiledRules((rule, err) => logger.warn({ rule: rule.id, name: rule.name, err: err.message }, 'lead rule does not compile; skipped'));
+    this.list = new WatchedList({ what: 'lead rules', load, notice, logger, refreshMs, onLoad: (rules) => this.compiled.update(rules) });
   }
 
-  async start(): Promise<void> {
-    await this.refresh();
-    this.schedule();
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.refresh()
-        .catch((err: unknown) => this.logger.warn({ err }, 'could not refresh lead rules; keeping the ones loaded'))
-        .finally(() => {
-          if (this.timer) this.schedule();
-        });
-    }, this.refreshMs());
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.list.start();
   }
 
   /** Reloads when a change was announced since the last load; call before using the rules. */
-  async ensureCurrent(): Promise<void> {
-    if ((await this.notice()) !== this.loadedNotice) await this.refresh();
+  ensureCurrent(): Promise<void> {
+    return this.list.ensureCurrent();
   }
 
   /** Reloads the enabled rules; a rule whose pattern does not compile is skipped with a warning. */
-  async refresh(): Promise<void> {
-    // Read the notice first: a change landing during the load moves it again, and the next check reloads.
-    const notice = await this.notice();
-    const rules = await this.load();
-    this.compiled.update(rules);
-    // A new generation only when the rules changed: workers reload on a new one, and the periodic reload mostly finds none.
-    if (versionsOf(rules) !== versionsOf(this.loaded.rules)) this.loaded = { generation: this.loaded.generation + 1, rules };
-    this.loadedNotice = notice;
+  refresh(): Promise<void> {
+    return this.list.refresh();
   }
 
   rulesFor(orgId: string): CompiledRule[] {
@@ -153,11 +154,11 @@ export class RuleSet {
 
   /** The loaded rules as data, for matching on another thread (pipeline/analysis). */
   snapshot(): RuleSnapshot {
-    return this.loaded;
+    const { generation, items } = this.list.snapshot();
+    return { generation, rules: items };
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.list.stop();
   }
 }

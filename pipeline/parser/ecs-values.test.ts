@@ -4,7 +4,7 @@
 // every categorisation value any line gets must be one ECS allows. Adding a
 // service or a vendor adds its lines.
 import { describe, expect, it } from 'vitest';
-import { loadServices } from './decoders/catalogue.js';
+import { loadServices, testSource } from './decoders/catalogue.js';
 import { loadVendors } from './devices/spec.js';
 import { ecsViolations } from './ecs-values.js';
 import { parseRaw } from './registry.js';
@@ -15,7 +15,7 @@ describe('ECS categorisation of every catalogue test line', () => {
   for (const service of loadServices()) {
     it(service.file, () => {
       for (const test of service.spec.tests) {
-        const source = test.source ?? service.spec.sources[0] ?? 'syslog';
+        const source = testSource(service.spec, test);
         const { fields } = parseRaw(test.line, { source, receivedAt: RECEIVED });
         expect(ecsViolations(fields), test.line).toEqual([]);
         const claimed = fields['service.name'] !== undefined || fields['cairn.decoder'] !== undefined;

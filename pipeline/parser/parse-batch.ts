@@ -14,6 +14,7 @@ import { addGeoFields } from '../geoip/annotate.js';
 import type { GeoIp } from '../geoip/geoip.js';
 import { ParseFailure } from './failure.js';
 import { parseRaw } from './registry.js';
+import type { DecoderIndex } from './decoders/decode.js';
 
 export interface ParseOutcome {
   events: ParsedEvent[];
@@ -27,6 +28,8 @@ export interface ParseSettings {
   geo?: GeoIp;
   /** Offset for log timestamps without a zone. */
   timezone: string;
+  /** An organization's own decoders (decoders/user.ts), applied before the shipped ones. */
+  decoders?: (orgId: string) => DecoderIndex | undefined;
   now?: () => Date;
 }
 
@@ -62,8 +65,13 @@ export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettin
 }
 
 /** One artifact's event (with GeoIP when the settings have it); throws ParseFailure when no parser reads it. */
-export function parseArtifact(artifact: Pick<Artifact, 'id' | 'org_id' | 'source' | 'raw' | 'timestamp' | 'created_at'>, settings: Pick<ParseSettings, 'geo' | 'timezone'>): ParsedEvent {
-  const { parser, fields } = parseRaw(artifact.raw, { source: artifact.source, receivedAt: Date.parse(artifact.created_at), timezone: settings.timezone });
+export function parseArtifact(artifact: Pick<Artifact, 'id' | 'org_id' | 'source' | 'raw' | 'timestamp' | 'created_at'>, settings: Pick<ParseSettings, 'geo' | 'timezone' | 'decoders'>): ParsedEvent {
+  const { parser, fields } = parseRaw(artifact.raw, {
+    source: artifact.source,
+    receivedAt: Date.parse(artifact.created_at),
+    timezone: settings.timezone,
+    decoders: settings.decoders?.(artifact.org_id),
+  });
   if (settings.geo) addGeoFields(fields, settings.geo);
   return {
     artifact_id: artifact.id,

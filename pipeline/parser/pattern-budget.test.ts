@@ -5,10 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadServices } from './decoders/catalogue.js';
 import { loadVendors } from './devices/spec.js';
-import { slowestMatchMs } from './pattern-budget.js';
+import { PATTERN_BUDGET_MS as BUDGET_MS, slowestMatch, slowestMatchMs } from './pattern-budget.js';
 
-/** Far above a linear pattern's few milliseconds, far below a runaway one's seconds on a busy machine. */
-const BUDGET_MS = 250;
 const LINE_LENGTH = 100_000;
 
 describe('patterns stay fast on hostile text', () => {
@@ -16,6 +14,16 @@ describe('patterns stay fast on hostile text', () => {
     // An optional word before a bracket: every start in a long word rescans it.
     expect(slowestMatchMs(/(?:\S+ )?\[x\]/, 40_000)).toBeGreaterThan(BUDGET_MS);
     expect(slowestMatchMs(/\[x\]/, 40_000)).toBeLessThan(BUDGET_MS);
+  });
+
+  it('finds exponential backtracking with runs ended by a character no pattern fits, and abandons the run', () => {
+    // The bare run matches at once; only a run whose end does not fit makes "(a+)+" try every split.
+    expect(slowestMatch(/(a+)+$/).ms).toBeLessThan(BUDGET_MS);
+    const started = performance.now();
+    const worst = slowestMatch(/(a+)+$/, { breaks: true, stopAfterMs: BUDGET_MS, interruptAfterMs: 2 * BUDGET_MS });
+    expect(worst).toMatchObject({ interrupted: true });
+    expect(worst.input.endsWith('\u0001')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(6 * BUDGET_MS);
   });
 
   for (const service of loadServices()) {

@@ -4,6 +4,7 @@
 // with the generic JSON and key=value readers and the generic reading of
 // any text (generic/generic-text.ts).
 import { cef } from './formats/cef.js';
+import { catalogue } from './decoders/decode.js';
 import { deviceCatalogue, deviceFormats } from './devices/index.js';
 import { genericJson } from './formats/generic-json.js';
 import { iptables } from './formats/iptables.js';
@@ -63,6 +64,12 @@ const BY_SOURCE = lookupTable<readonly FormatParser[]>({
   audit: [linuxAudit],
   'linux-audit': [linuxAudit],
 });
+
+/** Builds now the catalogues the readers load on first use: a parse under a time limit (decoders/user.ts) must not pay for their loading. */
+export function loadCatalogues(): void {
+  catalogue();
+  deviceCatalogue();
+}
 
 export interface ParsedRaw {
   parser: string;

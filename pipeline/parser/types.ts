@@ -9,6 +9,7 @@
 // - network.transport lower-case ("tcp", "udp", "icmp").
 // - A field that the raw data does not have is left out, never set to "" or null.
 import type { FieldValue } from '../../topics/index.js';
+import type { DecoderIndex } from './decoders/decode.js';
 
 export type { FieldValue };
 export type EventFields = Record<string, FieldValue>;
@@ -20,6 +21,8 @@ export interface ParseContext {
   receivedAt: number;
   /** Offset assumed for timestamps without a zone, e.g. "+02:00"; default UTC. */
   timezone?: string;
+  /** The organization's own decoders (pipeline/parser/decoders/user.ts), tried before the shipped ones at every step. */
+  decoders?: DecoderIndex;
 }
 
 export interface FormatParser {

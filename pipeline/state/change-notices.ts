@@ -1,4 +1,4 @@
-// Change notices: a writer (the API saving a lead rule, a threat feed sync
+// Change notices: a writer (the API saving a lead rule or a decoder, a threat feed sync
 // or unsubscription changing the indicator library, notification rules)
 // announces that a kind of configuration changed; every process that caches
 // that configuration checks the notice before it next uses the cache and
@@ -7,7 +7,7 @@
 import { newId } from '../../lib/ids.js';
 import type { HotState } from './types.js';
 
-export type ChangeKind = 'lead-rules' | 'threat-intel' | 'notification-rules';
+export type ChangeKind = 'lead-rules' | 'threat-intel' | 'notification-rules' | 'decoders';
 
 function noticeKey(kind: ChangeKind): string {
   return `changed:${kind}`;

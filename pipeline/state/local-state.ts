@@ -1,6 +1,9 @@
 // Hot state of the embedded default: a map in memory, every change written to
 // a snapshot journal under the data dir before the call returns, so rule
-// windows and firing marks survive a crash or restart.
+// windows and firing marks survive a crash or restart. Without a journal
+// (inMemory) it is the scratch state a rule backfill evaluates windows in,
+// with expiry measured on the backfill's clock (event time) rather than the
+// wall's (pipeline/leads/backfill.ts).
 import { SnapshotJournal } from '../../lib/journal.js';
 import type { HotState } from './types.js';
 
@@ -18,11 +21,16 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 export class LocalState implements HotState {
   private readonly entries = new Map<string, Entry>();
-  private journal!: SnapshotJournal;
+  private journal: SnapshotJournal | null = null;
   private readonly sweeper: NodeJS.Timeout;
 
-  private constructor() {
+  private constructor(private readonly now: () => number = Date.now) {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+  }
+
+  /** State kept in memory only, its entries expiring on `now` (milliseconds): gone when the process is. */
+  static inMemory(now: () => number = Date.now): LocalState {
+    return new LocalState(now);
   }
 
   static async open(path: string): Promise<LocalState> {
@@ -76,12 +84,12 @@ export class LocalState implements HotState {
 
   private async write(change: Change): Promise<void> {
     this.apply(change);
-    await this.journal.append([Buffer.from(JSON.stringify(change), 'utf8')]);
+    await this.journal?.append([Buffer.from(JSON.stringify(change), 'utf8')]);
   }
 
   private liveEntry(key: string): Entry | undefined {
     const entry = this.entries.get(key);
-    if (entry && entry.expiresAt !== 0 && entry.expiresAt <= Date.now()) {
+    if (entry && entry.expiresAt !== 0 && entry.expiresAt <= this.now()) {
       this.entries.delete(key);
       return undefined;
     }
@@ -89,7 +97,7 @@ export class LocalState implements HotState {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = this.now();
     for (const [k, entry] of this.entries) if (entry.expiresAt !== 0 && entry.expiresAt <= now) this.entries.delete(k);
   }
 
@@ -100,12 +108,12 @@ export class LocalState implements HotState {
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    await this.write({ op: 'set', k: key, v: value, e: expiry(ttlMs) });
+    await this.write({ op: 'set', k: key, v: value, e: this.expiry(ttlMs) });
   }
 
   async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
     if (this.liveEntry(key)) return false;
-    await this.write({ op: 'set', k: key, v: value, e: expiry(ttlMs) });
+    await this.write({ op: 'set', k: key, v: value, e: this.expiry(ttlMs) });
     return true;
   }
 
@@ -119,24 +127,39 @@ export class LocalState implements HotState {
     const next = (current === null ? 0 : Number(current)) + by;
     if (!Number.isSafeInteger(next)) throw new Error(`key ${key} does not hold an integer`);
     const keepExpiry = this.liveEntry(key)?.expiresAt ?? 0;
-    await this.write({ op: 'set', k: key, v: String(next), e: ttlMs ? expiry(ttlMs) : keepExpiry });
+    await this.write({ op: 'set', k: key, v: String(next), e: ttlMs ? this.expiry(ttlMs) : keepExpiry });
     return next;
   }
 
   async windowAdd(key: string, member: string, atMs: number, ttlMs?: number): Promise<void> {
     const entry = this.liveEntry(key);
     if (entry && entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
-    await this.write({ op: 'wadd', k: key, m: member, s: atMs, e: ttlMs ? expiry(ttlMs) : (entry?.expiresAt ?? 0) });
+    await this.write({ op: 'wadd', k: key, m: member, s: atMs, e: ttlMs ? this.expiry(ttlMs) : (entry?.expiresAt ?? 0) });
   }
 
   async windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]> {
+    return (await this.windowEntries(key, fromMs, toMs)).map((e) => e.member);
+  }
+
+  async windowEntries(key: string, fromMs: number, toMs: number, limit?: number): Promise<{ member: string; at: number }[]> {
+    const members = this.windowOf(key);
+    if (!members) return [];
+    const entries: { member: string; at: number }[] = [];
+    for (const [member, at] of members) if (at >= fromMs && at <= toMs) entries.push({ member, at });
+    // Ties in time order by member, as Redis orders equal scores.
+    entries.sort((a, b) => a.at - b.at || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    return limit === undefined ? entries : entries.slice(0, limit);
+  }
+
+  async windowTime(key: string, member: string): Promise<number | null> {
+    return this.windowOf(key)?.get(member) ?? null;
+  }
+
+  private windowOf(key: string): Map<string, number> | null {
     const entry = this.liveEntry(key);
-    if (!entry) return [];
+    if (!entry) return null;
     if (entry.kind !== 'window') throw new Error(`key ${key} holds a value, not a window`);
-    return [...entry.members]
-      .filter(([, s]) => s >= fromMs && s <= toMs)
-      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
-      .map(([m]) => m);
+    return entry.members;
   }
 
   async windowStats(key: string): Promise<{ count: number; first: number; last: number } | null> {
@@ -161,10 +184,10 @@ export class LocalState implements HotState {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.journal.close();
+    await this.journal?.close();
   }
-}
 
-function expiry(ttlMs?: number): number {
-  return ttlMs ? Date.now() + ttlMs : 0;
+  private expiry(ttlMs?: number): number {
+    return ttlMs ? this.now() + ttlMs : 0;
+  }
 }

@@ -63,6 +63,21 @@ export class RedisState implements HotState {
     return this.redis.zrangebyscore(this.k(key), score(fromMs), score(toMs));
   }
 
+  async windowEntries(key: string, fromMs: number, toMs: number, limit?: number): Promise<{ member: string; at: number }[]> {
+    const flat =
+      limit === undefined
+        ? await this.redis.zrangebyscore(this.k(key), score(fromMs), score(toMs), 'WITHSCORES')
+        : await this.redis.zrangebyscore(this.k(key), score(fromMs), score(toMs), 'WITHSCORES', 'LIMIT', 0, limit);
+    const entries: { member: string; at: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2) entries.push({ member: flat[i]!, at: Number(flat[i + 1]) });
+    return entries;
+  }
+
+  async windowTime(key: string, member: string): Promise<number | null> {
+    const at = await this.redis.zscore(this.k(key), member);
+    return at === null ? null : Number(at);
+  }
+
   async windowStats(key: string): Promise<{ count: number; first: number; last: number } | null> {
     const results = await this.redis.multi().zcard(this.k(key)).zrange(this.k(key), '0', '0', 'WITHSCORES').zrange(this.k(key), '-1', '-1', 'WITHSCORES').exec();
     const failed = results?.find(([err]) => err);

@@ -15,6 +15,10 @@ export interface HotState {
   windowAdd(key: string, member: string, atMs: number, ttlMs?: number): Promise<void>;
   /** Members with fromMs <= time <= toMs, oldest first. */
   windowMembers(key: string, fromMs: number, toMs: number): Promise<string[]>;
+  /** Members with their times, fromMs <= time <= toMs, oldest first; at most `limit` of them when given. */
+  windowEntries(key: string, fromMs: number, toMs: number, limit?: number): Promise<{ member: string; at: number }[]>;
+  /** The time of one member, or null when the window does not hold it. */
+  windowTime(key: string, member: string): Promise<number | null>;
   /** How many members, and the earliest and latest time among them; null for an empty window. */
   windowStats(key: string): Promise<{ count: number; first: number; last: number } | null>;
   /** Drops members older than `beforeMs`. */

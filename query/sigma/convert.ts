@@ -4,12 +4,12 @@
 // CIDR, ranges, regular expressions and value variants, keywords become
 // text patterns, and the condition (and, or, not, parentheses, "1 of",
 // "all of") combines them; the log source adds its filter (mapping.ts).
-// Correlation rules (event_count, value_count, temporal) become threshold,
-// count_distinct and sequence rules. A rule that needs anything cairn cannot
+// Correlation rules (event_count, value_count, temporal, temporal_ordered)
+// become threshold, count_distinct, sequence and ordered sequence rules. A rule that needs anything cairn cannot
 // express is skipped as a whole, with the reason: never imported half-way.
 import { Buffer } from 'node:buffer';
 import { parseAllDocuments } from 'yaml';
-import type { LeadRuleConditions, RuleOrigin } from '../../clickhouse/tables/lead-rules.js';
+import type { LeadRuleConditions, SigmaOrigin } from '../../clickhouse/tables/lead-rules.js';
 import type { QueryNode } from '../ast.js';
 import { QuerySyntaxError } from '../errors.js';
 import { parseQuery } from '../parse.js';
@@ -24,7 +24,7 @@ export interface RuleDraft {
   severity: 'low' | 'medium' | 'high' | 'critical';
   tags: string[];
   conditions: LeadRuleConditions;
-  origin: RuleOrigin;
+  origin: SigmaOrigin;
 }
 
 export type SigmaResult =
@@ -273,7 +273,7 @@ function detectionNode(detection: unknown, source: LogsourceMapping): QueryNode 
 const DURATION = /^(\d{1,6})([smhd])$/;
 const TITLE_MAX = 200;
 
-function origin(doc: Doc, logsource: Record<string, string>): RuleOrigin {
+function origin(doc: Doc, logsource: Record<string, string>): SigmaOrigin {
   return {
     format: 'sigma',
     id: text(doc.id),
@@ -375,10 +375,11 @@ function convertCorrelation(doc: Doc, referenced: Map<string, Referenced>): Rule
       return baseDraft(doc, logsource, { ...base, threshold: threshold(), count_distinct: field(distinct) });
     }
     case 'temporal':
-      if (patterns.length < 2) throw new Unsupported('a temporal correlation needs at least two rules');
-      return baseDraft(doc, logsource, { ...base, sequence: patterns.map(printQuery) });
+    case 'temporal_ordered':
+      if (patterns.length < 2) throw new Unsupported(`a ${type} correlation needs at least two rules`);
+      return baseDraft(doc, logsource, { ...base, sequence: patterns.map(printQuery), ...(type === 'temporal_ordered' ? { ordered: true } : {}) });
     default:
-      throw new Unsupported(`correlation type "${type}" is not supported (event_count, value_count and temporal are)`);
+      throw new Unsupported(`correlation type "${type}" is not supported (event_count, value_count, temporal and temporal_ordered are)`);
   }
 }
 

@@ -132,10 +132,13 @@ function globEntry(key: string, pattern: string): [string, string] {
 /** The rule's detection without the filter its log source adds on import (that is what logsource says). */
 function withoutSourceFilter(tree: QueryNode, mapping: LogsourceMapping | null): QueryNode {
   if (!mapping?.filter || tree.kind !== 'and') return tree;
-  // Compared as printed after a parse, the form the stored pattern has.
-  const filter = printQuery(parseQuery(printQuery(mapping.filter)));
-  const rest = tree.children.filter((c) => printQuery(c) !== filter);
-  if (rest.length === tree.children.length) return tree;
+  // Compared as printed after a parse, the form the stored pattern has; a filter that is itself an AND was
+  // flattened into the rule's AND on import, so each of its parts is looked for.
+  const filter = parseQuery(printQuery(mapping.filter));
+  const parts = (filter.kind === 'and' ? filter.children : [filter]).map(printQuery);
+  const printed = tree.children.map(printQuery);
+  if (!parts.every((p) => printed.includes(p))) return tree;
+  const rest = tree.children.filter((_, i) => !parts.includes(printed[i]!));
   return rest.length === 1 ? rest[0]! : { kind: 'and', children: rest };
 }
 
@@ -145,26 +148,36 @@ function detection(pattern: string, mapping: LogsourceMapping | null): Record<st
   return { ...writer.selections, condition };
 }
 
+/** The Sigma id a rule exports under: an imported rule keeps its own, any other is its cairn id (a UUID, as Sigma asks). */
+export function sigmaId(rule: LeadRule): string {
+  return (rule.origin?.format === 'sigma' ? rule.origin.id : null) ?? rule.id;
+}
+
 /** The rule as Sigma YAML: one document, or a base rule and a correlation for threshold, distinct-value and sequence rules. */
 export function toSigma(rule: LeadRule): string {
-  const origin = rule.origin;
-  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence } = rule.conditions;
-  const logsource = origin?.logsource ?? { product: 'cairn', ...(source ? { service: source } : {}) };
+  const sigma = rule.origin?.format === 'sigma' ? rule.origin : null;
+  const pack = rule.origin?.format === 'pack' ? rule.origin : null;
+  // suppress is noise control, not detection: Sigma has no word for it, and the rule detects the same without it.
+  const { source, pattern, threshold, window, group_by: groupBy, count_distinct: distinct, sequence, ordered, first_seen: firstSeen } = rule.conditions;
+  if (firstSeen) throw new NotExpressible('first_seen (a value new for its group) has no Sigma correlation');
+  const logsource = sigma?.logsource ?? { product: 'cairn', ...(source ? { service: source } : {}) };
   const mapping = findLogsource(logsource);
+  const author = sigma?.author ?? (pack ? 'cairn rule pack' : null);
   const meta = {
     title: rule.name,
-    id: origin?.id ?? rule.id,
-    ...(origin?.status ? { status: origin.status } : {}),
+    id: sigmaId(rule),
+    ...(sigma?.status ? { status: sigma.status } : {}),
     description: rule.description || undefined,
-    ...(origin?.references.length ? { references: origin.references } : {}),
-    ...(origin?.author ? { author: origin.author } : {}),
-    ...(origin?.date ? { date: origin.date } : {}),
-    ...(origin?.modified ? { modified: origin.modified } : {}),
+    ...(sigma?.references.length ? { references: sigma.references } : {}),
+    ...(author ? { author } : {}),
+    ...(sigma?.date ? { date: sigma.date } : {}),
+    ...(sigma?.modified ? { modified: sigma.modified } : {}),
     ...(rule.tags.length ? { tags: rule.tags } : {}),
   };
   // cairn's severities are Sigma levels by name (informational imports as low).
   const level = rule.severity;
-  const tail = { ...(origin?.falsepositives.length ? { falsepositives: origin.falsepositives } : {}), level };
+  const falsepositives = sigma?.falsepositives ?? pack?.false_positives ?? [];
+  const tail = { ...(falsepositives.length ? { falsepositives } : {}), level };
   const dump = (docs: object[]) => docs.map((d) => stringify(JSON.parse(JSON.stringify(d)), { lineWidth: 0 })).join('---\n');
 
   if (!threshold && !sequence) return dump([{ ...meta, logsource, detection: detection(pattern, mapping), ...tail }]);
@@ -181,7 +194,7 @@ export function toSigma(rule: LeadRule): string {
   }));
   const field = (ecs: string) => sigmaField(mapping, ecs);
   const correlation = {
-    type: sequence ? 'temporal' : distinct ? 'value_count' : 'event_count',
+    type: sequence ? (ordered ? 'temporal_ordered' : 'temporal') : distinct ? 'value_count' : 'event_count',
     rules: bases.map((b) => b.name),
     ...(groupBy ? { 'group-by': [field(groupBy)] } : {}),
     // Sigma's duration units s, m, h, d are cairn's.

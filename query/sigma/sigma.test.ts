@@ -6,7 +6,7 @@ import { compileMatcher, PreparedTarget } from '../match.js';
 import { parseQuery } from '../parse.js';
 import { ignoreAsciiCase } from '../regex.js';
 import { convertSigma, type RuleDraft, type SigmaResult } from './convert.js';
-import { toSigma } from './export.js';
+import { NotExpressible, toSigma } from './export.js';
 import { sigmaSampleDir } from '../../test/helpers/samples.js';
 
 const SAMPLE_RULES = sigmaSampleDir();
@@ -128,6 +128,10 @@ describe('Sigma detection to a cairn pattern', () => {
     expect(distinct.conditions).toMatchObject({ threshold: 3, count_distinct: 'user.name' });
     const sequence = draftOf(convertSigma([base('a', 'Failed password'), base('b', 'Accepted password'), corr('temporal', ['a', 'b'], '')].join('---\n'))[2]);
     expect(sequence.conditions.sequence).toHaveLength(2);
+    expect(sequence.conditions.ordered).toBeUndefined();
+    const ordered = draftOf(convertSigma([base('a', 'Failed password'), base('b', 'Accepted password'), corr('temporal_ordered', ['a', 'b'], '')].join('---\n'))[2]);
+    expect(ordered.conditions).toMatchObject({ ordered: true, window: '10m', group_by: 'host.hostname' });
+    expect(ordered.conditions.sequence).toHaveLength(2);
   });
 });
 
@@ -169,6 +173,17 @@ describe('export to Sigma', () => {
     expect(yaml).toContain('type: value_count');
     const results = convertSigma(yaml);
     expect(draftOf(results[results.length - 1]).conditions).toEqual({ ...rule.conditions, source: undefined, pattern: 'event.outcome:"failure" AND source.ip:10.0.0.0/8' });
+  });
+
+  it('writes an ordered sequence as temporal_ordered, and refuses first_seen, which Sigma cannot say', () => {
+    const base = { ...asRule(convertOne(rule0())), origin: null };
+    const ordered: LeadRule = { ...base, conditions: { pattern: 'event.outcome:*', sequence: ['event.outcome:failure', 'event.outcome:success'], ordered: true, window: '10m', group_by: 'source.ip', suppress: '1h' } };
+    const yaml = toSigma(ordered);
+    expect(yaml).toContain('type: temporal_ordered');
+    const back = convertSigma(yaml);
+    expect(draftOf(back[back.length - 1]).conditions).toMatchObject({ ordered: true, window: '10m', group_by: 'source.ip', sequence: ['event.outcome:"failure"', 'event.outcome:"success"'] });
+    const firstSeen: LeadRule = { ...base, conditions: { pattern: 'event.outcome:success', first_seen: { field: 'source.ip', days: 30 }, group_by: 'user.name' } };
+    expect(() => toSigma(firstSeen)).toThrow(NotExpressible);
   });
 });
 

@@ -166,12 +166,38 @@ describe.each(['embedded', 'distributed'] as const)('lead rules API, %s', (mode)
       ['an unknown severity', { name: 'r', severity: 'urgent', conditions: { pattern: 'x' } }, /severity/],
       ['a misspelt condition', { name: 'r', conditions: { pattern: 'x', treshold: 5 } }, /treshold/],
       ['enabled as a string', { name: 'r', enabled: 'yes', conditions: { pattern: 'x' } }, /enabled must be true or false/],
+      ['ordered without a sequence', { name: 'r', conditions: { pattern: 'x', ordered: true } }, /ordered applies to a sequence/],
+      ['ordered as a string', { name: 'r', conditions: { pattern: 'x', sequence: ['a', 'b'], window: '5m', ordered: 'yes' } }, /ordered must be true or false/],
+      ['first_seen without days', { name: 'r', conditions: { pattern: 'x', first_seen: { field: 'source.ip' } } }, /days/],
+      ['first_seen over 90 days', { name: 'r', conditions: { pattern: 'x', first_seen: { field: 'source.ip', days: 91 } } }, /first_seen.days must be at most 90/],
+      ['first_seen on a field that is not a name', { name: 'r', conditions: { pattern: 'x', first_seen: { field: 'source ip', days: 30 } } }, /first_seen.field must be a field name/],
+      ['first_seen with a threshold', { name: 'r', conditions: { pattern: 'x', first_seen: { field: 'source.ip', days: 30 }, threshold: 3, window: '5m' } }, /first_seen fires on single events/],
+      ['first_seen with a misspelt key', { name: 'r', conditions: { pattern: 'x', first_seen: { field: 'source.ip', day: 30 } } }, /day/],
+      ['suppress that is not a duration', { name: 'r', conditions: { pattern: 'x', suppress: 'an hour' } }, /suppress must be a duration/],
+      ['suppress above 30 days', { name: 'r', conditions: { pattern: 'x', suppress: '31d' } }, /suppress must be at most 30d/],
     ])('answers 400 to %s', async (_, body, message) => {
       const res = await api.request('POST', '/api/v1/lead-rules', { token: api.token(), body });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, data: null, error: { code: 'validation_error' } });
       expect(res.body.message).toMatch(message);
       expect(Array.isArray(res.body.error?.details)).toBe(true);
+    });
+
+    it('stores ordered sequences, first_seen and suppress, and answers firing counts for the last 30 days', async () => {
+      const token = api.token();
+      const conditions = [
+        { pattern: 'event.category:authentication', sequence: ['event.outcome:failure', 'event.outcome:success'], ordered: true, window: '10m', group_by: 'source.ip', suppress: '1h' },
+        { pattern: 'event.outcome:success', first_seen: { field: 'source.geo.country_iso_code', days: 30 }, group_by: 'user.name' },
+      ];
+      for (const c of conditions) {
+        const id = await createRule(token, { name: 'r', conditions: c });
+        const res = await api.request('GET', `/api/v1/lead-rules/${id}`, { token });
+        const data = res.body.data as { conditions: unknown; firings_by_day: { day: string; count: number; suppressed: number }[] };
+        expect(data.conditions).toEqual(c);
+        expect(data.firings_by_day).toHaveLength(30);
+        expect(data.firings_by_day.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), count: 0, suppressed: 0 });
+        expect(data.firings_by_day[0]!.day < data.firings_by_day[1]!.day).toBe(true);
+      }
     });
 
     it('answers 400 to a body that is not JSON', async () => {
@@ -282,6 +308,8 @@ describe.each(['embedded', 'distributed'] as const)('lead rules API, %s', (mode)
       expect(doc.paths['/api/v1/lead-rules']!.post!['x-permission']).toBe('signals:manage');
       expect(doc.paths['/api/v1/lead-rules']!.post!.requestBody).toBeDefined();
       expect(Object.keys(doc.paths['/api/v1/lead-rules/{id}']!).sort()).toEqual(['delete', 'get', 'put']);
+      const described = JSON.stringify(doc);
+      for (const word of ['firings_by_day', 'first_seen', 'ordered', 'suppress']) expect(described).toContain(`"${word}"`);
     });
   });
 

@@ -46,6 +46,8 @@ describe('a cairn subscribing to another over TAXII 2.1', () => {
         CAIRN_PIPELINE_WORKERS: '0',
         CAIRN_REPORT_SNAPSHOTS: '',
         CAIRN_LOG_LEVEL: 'warn',
+        // Only the test's own brute-force rule makes incidents at A.
+        CAIRN_DEFAULT_RULES: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRaw } from '../registry.js';
-import { CatalogueError, loadServices } from './catalogue.js';
+import { CatalogueError, loadServices, testSource } from './catalogue.js';
 
 const RECEIVED = Date.UTC(2026, 10, 23, 12);
 const services = loadServices();
@@ -21,7 +21,7 @@ describe('decoder catalogue', () => {
     describe(service.file, () => {
       service.spec.tests.forEach((test, i) => {
         it(`line ${i + 1}: ${test.line.slice(0, 90)}`, () => {
-          const source = test.source ?? service.spec.sources[0] ?? 'syslog';
+          const source = testSource(service.spec, test);
           const { fields } = parseRaw(test.line, { source, receivedAt: RECEIVED });
           for (const [name, value] of Object.entries(test.expect)) {
             if (value === null) expect(fields[name], name).toBeUndefined();

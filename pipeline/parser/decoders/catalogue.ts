@@ -59,7 +59,8 @@ const TestLine = z.strictObject({
   expect: z.record(z.string(), z.union([FieldTemplate, z.null()])),
 });
 
-const ServiceSpec = z.strictObject({
+/** A service as its YAML file (or a user's decoder, api/routes/decoders.ts) writes it. */
+export const ServiceSpec = z.strictObject({
   service: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
   description: z.string(),
   /** Syslog tags: exact names (case ignored), or globs with a star, e.g. "postfix-*" or "cyrus/*". */
@@ -98,8 +99,12 @@ export interface Service {
 }
 
 export class CatalogueError extends Error {
-  constructor(file: string, message: string) {
-    super(`decoder catalogue ${file}: ${message}`);
+  constructor(
+    file: string,
+    /** What is wrong, without the file: "decoder x: unknown macro {Y}; ...". */
+    readonly reason: string,
+  ) {
+    super(`decoder catalogue ${file}: ${reason}`);
     this.name = 'CatalogueError';
   }
 }
@@ -232,7 +237,8 @@ function skipGroup(source: string, start: number): number {
   return -1;
 }
 
-function compileService(spec: ServiceSpec, file: string): Service {
+/** A checked spec compiled: its patterns with macros expanded, its fields checked against their captures. */
+export function compileService(spec: ServiceSpec, file: string): Service {
   const decoders = spec.decoders.map((d) => {
     const regex = compilePattern(d.match, `decoder ${d.name}`, file, d.ignore_case ? 'i' : '');
     const captures = new Set([...regex.source.matchAll(/\(\?<([a-z][a-z0-9_]*)>/g)].map((m) => m[1]!));
@@ -269,6 +275,11 @@ export function loadServices(dir = CATALOGUE_DIR): Service[] {
       }
       return compileService(parsed.data, f);
     });
+}
+
+/** The artifact source a test line is parsed with: its own, else the service's first, else "syslog". */
+export function testSource(spec: ServiceSpec, test: TestLine): string {
+  return test.source ?? spec.sources[0] ?? 'syslog';
 }
 
 /** A field value from its template and the match's captures; undefined when a capture it needs is missing. */

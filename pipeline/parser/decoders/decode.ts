@@ -198,10 +198,11 @@ export class DecoderIndex {
   /**
    * Decodes `message` with the fallback services (common shapes of any
    * program); those marked unclaimed_only only when no service claims the
-   * line's program or source, whose own messages they could misread.
+   * line's program or source, whose own messages they could misread
+   * (`claimed`: the shipped catalogue's `claims`, also when this index is
+   * an organization's own, decoders/user.ts).
    */
-  decodeFallback(message: string, program: string | undefined, source: string, fields: EventFields): boolean {
-    const claimed = this.claims(program, source);
+  decodeFallback(message: string, claimed: boolean, fields: EventFields): boolean {
     let masked: string | undefined;
     for (const service of this.fallbacks) {
       if (service.spec.unclaimed_only && claimed) continue;

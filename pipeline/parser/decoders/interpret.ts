@@ -4,7 +4,13 @@
 // sudo, su, login and the shadow-utils IAM tools, which track effective
 // users and sessions), then the decoder catalogue for everything else: the
 // services the program and the source name, then, for a line they leave
-// unclaimed, any service by the line's content.
+// unclaimed, any service by the line's content. At each of these steps the
+// organization's own decoders (ParseContext.decoders, added through
+// /api/v1/decoders) come first: what a user taught cairn about a program or
+// a source wins over what cairn ships. They change nothing else: which
+// lines count as claimed, and which programs as known (no generic verdicts),
+// is the shipped readers' say, so a line none of the user's decoders matches
+// is read exactly as it would be without them.
 // A message that syslog folded into "message repeated N times: [ ... ]" is
 // read as the inner message with event.repeat_count N.
 import { interpretIam } from '../formats/auth/accounts.js';
@@ -58,10 +64,11 @@ export function interpretMessage(program: string | undefined, message: string, c
   if (inner && inner.message !== text && readSpecific(innerProgram, inner.message, ctx, fields)) return true;
   if (readByContent(program, text, ctx, fields)) return true;
   if (inner && inner.message !== text && readByContent(innerProgram, inner.message, ctx, fields)) return true;
-  return catalogue().decodeFallback(text, innerProgram, ctx.source, fields);
+  const claimed = catalogue().claims(innerProgram, ctx.source);
+  return (ctx.decoders?.decodeFallback(text, claimed, fields) ?? false) || catalogue().decodeFallback(text, claimed, fields);
 }
 
-/** Whether a reader knows this program's messages (a code reader or a catalogue service). */
+/** Whether a shipped reader knows this program's messages (a code reader or a catalogue service). */
 export function knowsProgram(program: string | undefined): boolean {
   return program !== undefined && (BY_PROGRAM.has(program) || catalogue().claimsProgram(program));
 }
@@ -76,10 +83,12 @@ export function knowsProgram(program: string | undefined): boolean {
 function readByContent(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {
   if (program !== undefined && BY_PROGRAM.has(program)) return false;
   if (catalogue().claims(program, ctx.source)) return false;
-  return catalogue().decodeByContent(text, fields);
+  return (ctx.decoders?.decodeByContent(text, fields) ?? false) || catalogue().decodeByContent(text, fields);
 }
 
 function readSpecific(program: string | undefined, text: string, ctx: ParseContext, fields: EventFields): boolean {
+  // A user's decoder for this program or source goes before every shipped reader, the code readers included.
+  if (ctx.decoders?.decodeSpecific(text, program, ctx.source, fields)) return true;
   // Any program may log through PAM (sshd, sudo, su, login, cron, ...).
   if (text.startsWith('pam_')) interpretPam(text, fields);
   else if (program) BY_PROGRAM.get(program)?.(text, fields);
