@@ -42,6 +42,9 @@ const runtime = await openRuntime(config, createLogger('warn'));
 const { store } = runtime;
 const stages = await startStages(runtime, ['reprocess']);
 const server = http.createServer(createApp(runtime).callback());
+// The job's progress is read every half second, but a read may wait seconds behind the job's statements: a
+// connection kept 5 s (the default) would be closed by the server as the client reuses it.
+server.keepAliveTimeout = 120_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 const token = benchToken(ORG);

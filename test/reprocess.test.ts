@@ -308,3 +308,47 @@ describe.each(BUS_KINDS)('re-parsing on the %s bus', (kind: BusKind) => {
     expect(await holdings(restarted, token, reparsed)).toEqual(await holdings(restarted, referenceToken, reference));
   }, 300_000);
 });
+
+describe('re-parsing refusals', () => {
+  it('needs signals:manage to start or cancel, refuses bad ranges and unknown keys, hides other organizations\' jobs, and runs one job per organization', async () => {
+    // No reprocess stage: the job stays queued, which is what the one-job rule is about.
+    const api = await reopen({ stages: [] });
+    const orgId = `refusals-${newId().slice(0, 8)}`;
+    const token = api.token('all', orgId);
+    const reader = api.token(['signals:read'], orgId);
+
+    const forbidden = await api.request('POST', '/api/v1/reprocess', { token: reader, body: RANGE });
+    expect(forbidden.status, forbidden.text).toBe(403);
+    for (const body of [
+      { start: RANGE.end, end: RANGE.start },
+      { start: RANGE.start, end: RANGE.start },
+      { start: 'yesterday', end: RANGE.end },
+      { start: RANGE.start },
+      { ...RANGE, source: '' },
+      { ...RANGE, partition: '20260101' },
+    ]) {
+      const res = await api.request('POST', '/api/v1/reprocess', { token, body });
+      expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(400);
+      expect(res.body).toMatchObject({ success: false, data: null, error: { code: 'validation_error' } });
+    }
+
+    const job = await startJob(api, token, RANGE);
+    expect(job.status).toBe('queued');
+    const second = await api.request('POST', '/api/v1/reprocess', { token, body: RANGE });
+    expect(second.status, second.text).toBe(409);
+    expect(second.body).toMatchObject({ error: { code: 'conflict' } });
+
+    // Another organization sees no such job, and cannot cancel it.
+    const stranger = api.token('all', `${orgId}-other`);
+    expect((await api.request('GET', `/api/v1/reprocess/${job.id}`, { token: stranger })).status).toBe(404);
+    expect((await api.request('POST', `/api/v1/reprocess/${job.id}/cancel`, { token: stranger })).status).toBe(404);
+    expect((await get<{ total: number }>(api, stranger, '/api/v1/reprocess')).total).toBe(0);
+    expect((await api.request('POST', `/api/v1/reprocess/${job.id}/cancel`, { token: reader })).status).toBe(403);
+
+    const cancelled = await api.request('POST', `/api/v1/reprocess/${job.id}/cancel`, { token });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect((cancelled.body.data as Job).status).toBe('cancelled');
+    // The organization may start another now.
+    expect((await api.request('POST', '/api/v1/reprocess', { token, body: RANGE })).status).toBe(202);
+  }, 60_000);
+});

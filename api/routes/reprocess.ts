@@ -26,7 +26,7 @@ import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, Timestamp } from '../schemas.js';
 
 const CreateBody = z
-  .object({
+  .strictObject({
     start: Timestamp.describe('the artifacts\' timestamps from (inclusive)'),
     end: Timestamp.describe('up to (exclusive)'),
     source: z.string().trim().min(1, 'source must not be empty').max(128, 'source must be at most 128 characters').optional().describe('only artifacts of this source'),
@@ -156,7 +156,8 @@ export const reprocessRoutes = [
         await saveReprocessJob(deps.store, { ...job, status: 'failed', error: 'the message bus did not take the job', finished_at: new Date().toISOString() });
         throw err;
       }
-      return { message: `re-parsing job ${job.id} queued: ${job.artifacts_total} artifact(s) in range`, data: view(job, undefined) };
+      const queued = view(job, undefined);
+      return { message: `re-parsing job ${job.id} queued: ${job.artifacts_total} artifact(s) in range`, data: queued, audit: { targetId: job.id, after: queued } };
     },
   }),
   defineRoute({

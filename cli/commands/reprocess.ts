@@ -3,9 +3,9 @@
 // with a progress bar until it ends; Ctrl-C stops following, not the job.
 // `--cancel <id>` cancels a job.
 import { Command, InvalidArgumentError } from 'commander';
-import { Presets, SingleBar } from 'cli-progress';
 import { sleep } from '../../lib/backoff.js';
 import { apiTarget, unreachable, withApiTargetOptions, type ApiTarget, type ApiTargetOptions } from '../api-target.js';
+import { progressBar } from '../progress-bar.js';
 import { durationMs } from './options.js';
 
 interface ReprocessOptions extends ApiTargetOptions {
@@ -58,16 +58,7 @@ function summary(job: Job): string {
 
 /** Polls the job until it ends, drawing its progress; Ctrl-C stops following (the job goes on in cairn). */
 async function follow(target: ApiTarget, job: Job): Promise<Job> {
-  const bar = new SingleBar(
-    {
-      format: '{bar} {percentage}% | {value}/{total} artifacts | {slices} slices | {status} | ETA {eta_formatted}',
-      noTTYOutput: !process.stderr.isTTY,
-      notTTYSchedule: 5000,
-      stream: process.stderr,
-      hideCursor: true,
-    },
-    Presets.shades_classic,
-  );
+  const bar = progressBar('{bar} {percentage}% | {value}/{total} artifacts | {slices} slices | {status} | ETA {eta_formatted}');
   let interrupted = false;
   const onSigint = () => (interrupted = true);
   process.once('SIGINT', onSigint);

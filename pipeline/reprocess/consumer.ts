@@ -41,6 +41,9 @@ import { reprocessTasks, type ReprocessTask } from '../../topics/index.js';
 import { consume, publish } from '../bus/consume.js';
 import type { HandlerContext } from '../bus/consume.js';
 import { isTransientStageError, withCleanup, type Stage, type StageContext } from '../stage.js';
+import type { StoredDecoder } from '../../clickhouse/tables/user-decoders.js';
+import { userDecoderList } from '../parser/consumer.js';
+import type { WatchedList } from '../state/watched-list.js';
 import { createReparsePool, type ReparsePool } from './pool.js';
 
 /**
@@ -69,6 +72,7 @@ class Reprocessor {
   constructor(
     private readonly ctx: StageContext,
     private readonly pool: ReparsePool,
+    private readonly decoders: WatchedList<StoredDecoder>,
   ) {}
 
   private get store() {
@@ -86,7 +90,7 @@ class Reprocessor {
     } catch (err) {
       if (isTransientStageError(err)) throw err;
       // Anything else would come back on every delivery: the job (or its slice) fails, saying why, and the stage goes on.
-      this.ctx.logger.error({ job: job.id, task: task.kind, err: errorMessage(err) }, 're-parsing task failed');
+      this.ctx.logger.error({ job: job.id, task: task.kind, err }, 're-parsing task failed');
       if (task.kind === 'slice') {
         await saveSlice(this.store, { org_id: job.org_id, job_id: job.id, slice: task.slice, partition: task.partition, status: 'failed', counts: NO_COUNTS, partitions: [], member: this.member, error: errorMessage(err) });
         await this.foldWhenDone(job.org_id, job.id, task.partition);
@@ -171,8 +175,13 @@ class Reprocessor {
     const before = await getSlice(this.store, job.org_id, job.id, task.slice);
     if (before?.status === 'done' || before?.status === 'failed') return this.finishWhenDone(job.org_id, job.id);
     const range = { ...rangeOf(job), partition: task.partition };
-    const [artifacts, events] = await Promise.all([sliceArtifactsText(this.store, range, task.from, task.to), sliceEventsText(this.store, range, task.from, task.to)]);
-    const result = await this.pool.run({ artifacts, events, timezone: this.ctx.config.logTimezone, settledBefore: Date.parse(job.created_at) - SETTLE_MS });
+    const [artifacts, events] = await Promise.all([
+      sliceArtifactsText(this.store, range, task.from, task.to),
+      sliceEventsText(this.store, range, task.from, task.to),
+      // The organization's decoders as they are now, as the live pipeline parses with them.
+      this.decoders.ensureCurrent(),
+    ]);
+    const result = await this.pool.run({ artifacts, events, timezone: this.ctx.config.logTimezone, decoders: this.decoders.snapshot(), settledBefore: Date.parse(job.created_at) - SETTLE_MS });
     // After a crash mid-write, part of the slice is written: what this pass finds changed is less than what the
     // first pass found, whose counts the slice keeps.
     const counts = before?.counts ?? result.counts;
@@ -236,7 +245,9 @@ export const reprocessStage: Stage = {
   input: reprocessTasks.name,
   async start(ctx) {
     const pool = createReparsePool(ctx.config.pipeline.workers);
-    const reprocessor = new Reprocessor(ctx, pool);
+    const decoders = userDecoderList(ctx);
+    await decoders.start();
+    const reprocessor = new Reprocessor(ctx, pool, decoders);
     const subscription = await consume({
       bus: ctx.bus,
       topic: reprocessTasks,
@@ -251,6 +262,9 @@ export const reprocessStage: Stage = {
         await Promise.all(batch.map(({ value }) => reprocessor.handle(value, context)));
       },
     });
-    return withCleanup(subscription, () => pool.close());
+    return withCleanup(subscription, async () => {
+      decoders.stop();
+      await pool.close();
+    });
   },
 };

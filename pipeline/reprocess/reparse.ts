@@ -3,9 +3,11 @@
 // stored events come in as the store's text, and what must change comes back
 // as statements and encoded rows for the main thread to run.
 //
-// Each artifact goes through today's parser, GeoIP and graph extraction, as
-// the analysis stage would take it (lead rules and threat intel matching do
-// not see it: a re-parse is not new activity). Its new event is compared
+// Each artifact goes through today's parser (with its organization's own
+// decoders, as live parsing applies them), GeoIP and graph extraction, as
+// the analysis stage would take it. Lead rules and threat intel matching do
+// not see it: a re-parse is not new activity, and a rule's backfill
+// (pipeline/leads/backfill.ts) is what runs rules over stored events. Its new event is compared
 // with the stored one: the same, nothing is written; different, the stored
 // row is replaced in place; none stored, one is added (only for artifacts
 // the pipeline is surely done with); none now, the stored one is removed.
@@ -22,6 +24,7 @@ import { createLogger } from '../../lib/logger.js';
 import type { ParsedEvent } from '../../topics/index.js';
 import { GraphFold } from '../enricher/consumer.js';
 import { loadGeoIp } from '../geoip/geoip.js';
+import { UserDecoders, type DecoderSnapshot } from '../parser/decoders/user.js';
 import { eventRowOf, parseArtifact, writeParsedEvents } from '../parser/parse-batch.js';
 
 export interface ReparseTask {
@@ -30,6 +33,8 @@ export interface ReparseTask {
   /** Their stored events, the same way (sliceEventsText). */
   events: string;
   timezone: string;
+  /** Every organization's own decoders (parser/decoders/user.ts), compiled here when their generation changes. */
+  decoders: DecoderSnapshot;
   /**
    * Epoch ms: an artifact that arrived before it and has no event is given
    * one; a later one may still be on its way through the pipeline, which
@@ -91,8 +96,16 @@ function sameEvent(stored: StoredEvent, replacement: EventReplacement): boolean 
 
 const logger = createLogger();
 
+/** The organizations' own decoders as this thread compiled them, and the generation they are of. */
+const userDecoders = new UserDecoders((decoder, err) => logger.warn({ decoder: decoder.id, service: decoder.service, err: err.message }, 'user decoder does not compile; skipped'));
+let decodersGeneration = -1;
+
 export function reparse(task: ReparseTask): ReparseResult {
-  const settings = { timezone: task.timezone, geo: loadGeoIp(logger) };
+  if (task.decoders.generation !== decodersGeneration) {
+    userDecoders.update(task.decoders.items);
+    decodersGeneration = task.decoders.generation;
+  }
+  const settings = { timezone: task.timezone, geo: loadGeoIp(logger), decoders: (orgId: string) => userDecoders.forOrg(orgId) };
   // The artifacts table may hold an artifact twice for a while (a rebalance race of the store stage): once here.
   const artifacts = new Map(jsonLines<StoredArtifact>(task.artifacts).map((a) => [a.id, a]));
   const stored = new Map<string, StoredEvent>();
