@@ -235,6 +235,42 @@ describe.each(BUS_KINDS)('re-parsing on the %s bus', (kind: BusKind) => {
     expect(res.status).toBe(409);
   }, 120_000);
 
+  it("parses with the organization's own decoders, as live parsing does, and only its own", async () => {
+    const api = open[0] ?? (await reopen({ distributed, stages: FUSED_STAGES, env: { CAIRN_REPROCESS_SLICE: SLICE } }));
+    const [token, other] = [api.token('all', `decoders-${kind}`), api.token('all', `decoders-other-${kind}`)];
+    const acme = Array.from({ length: 150 }, (_, i) => `Jan 10 00:${String(i % 60).padStart(2, '0')}:00 gw acmed[31]: denied user=u${i} from 192.0.2.${(i % 250) + 1}`);
+    await ingestLines(api, token, acme, 'syslog');
+    await ingestLines(api, other, acme, 'syslog');
+    await drained(api);
+    const count = async (t: string, query: string) => (await get<{ total: number }>(api, t, `/api/v1/artifacts?exact_total=true&limit=1&query=${encodeURIComponent(query)}`)).total;
+    await eventually(async () => expect(await count(token, 'process.name:acmed')).toBe(acme.length), 30_000);
+    expect(await count(token, 'cairn.decoder:"user/acme"')).toBe(0);
+
+    // Stored before the decoder existed; re-parsed after, they read as the decoder says.
+    const created = await api.request('POST', '/api/v1/decoders', {
+      token,
+      body: {
+        service: 'acme',
+        description: 'ACME gateway denials',
+        programs: ['acmed'],
+        defaults: { 'event.category': ['authentication'], 'event.type': ['info'] },
+        decoders: [{ name: 'denied', match: '^denied user={USER} from {IP}$', fields: { 'event.action': 'acme-denied', 'event.outcome': 'failure' } }],
+        tests: [{ line: 'Jan 10 00:00:00 gw acmed[31]: denied user=erin from 192.0.2.60', expect: { 'user.name': 'erin', 'event.action': 'acme-denied' } }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const job = await finishedJob(api, token, (await startJob(api, token, RANGE)).id);
+    expect(job.status).toBe('succeeded');
+    expect(job.counts).toMatchObject({ changed: acme.length, added: 0, removed: 0 });
+    expect(await count(token, 'cairn.decoder:"user/acme" AND event.action:acme-denied AND user.name:u7')).toBe(1);
+    expect(await count(token, 'cairn.decoder:"user/acme"')).toBe(acme.length);
+    expect(await eventRows(api.runtime.store, `decoders-${kind}`)).toBe(acme.length);
+    // Another organization's re-parse does not use them.
+    const theirs = await finishedJob(api, other, (await startJob(api, other, RANGE)).id);
+    expect(theirs.counts).toMatchObject({ changed: 0, unchanged: acme.length });
+    expect(await count(other, 'cairn.decoder:"user/acme"')).toBe(0);
+  }, 120_000);
+
   it('resumes a job after the cairn process running it is killed with SIGKILL, with nothing lost or doubled', async () => {
     // Stored before: one organization's events as an older parser wrote them, another's fresh (the reference).
     const first = await reopen({ distributed, stages: FUSED_STAGES });
