@@ -1,4 +1,4 @@
-// Re-parsing jobs (docs/parsing.md, "Re-parsing history"): stored artifacts
+// Re-parsing jobs (docs/reprocess.md): stored artifacts
 // of a range read again through today's parsers, decoders and enricher by
 // the reprocess stage (pipeline/reprocess). The API records the job and puts
 // its first task on the bus; the stage does the rest.
@@ -117,7 +117,8 @@ export const reprocessRoutes = [
     description:
       'Every artifact with a timestamp in [start, end) (of one source, if given) is parsed again. An event a parse gives ' +
       'differently replaces the stored one in place, so searches never count both; nodes and edges gain what the new events ' +
-      'name. Lead rules do not see re-parsed events. Answers 202 with the job; GET /v1/reprocess/{id} follows its progress. ' +
+      'name. Lead rules do not see re-parsed events (a rule backfill runs rules over history). The organization\'s own decoders apply, ' +
+      'as in live parsing. Answers 202 with the job; GET /v1/reprocess/{id} follows its progress. ' +
       'One job per organization runs at a time (409 while one is unfinished).',
     tag: 'Parsing',
     permission: 'signals:manage',
@@ -178,6 +179,10 @@ export const reprocessRoutes = [
     method: 'get',
     path: '/v1/reprocess/:id',
     summary: 'A re-parsing job: its status, progress and what it found so far',
+    description:
+      'progress counts the artifacts and slices done (a slice is CAIRN_REPROCESS_SLICE artifacts of the range, a day of arrival at a time); ' +
+      'counts say, by artifact, what the slices done so far found: unchanged, changed (replaced in place), added, removed, unparsed, ' +
+      'unsettled (left to the pipeline). A job resumes after a crash of the process running it. 404 for a job of another organization.',
     tag: 'Parsing',
     permission: 'signals:read',
     params: IdParams,
@@ -192,6 +197,7 @@ export const reprocessRoutes = [
     method: 'post',
     path: '/v1/reprocess/:id/cancel',
     summary: 'Cancel a re-parsing job: slices not yet started are skipped; what is re-parsed stays',
+    description: 'The patches the slices done so far wrote are folded and the job ends cancelled. 409 when it has already finished.',
     tag: 'Parsing',
     permission: 'signals:manage',
     params: IdParams,

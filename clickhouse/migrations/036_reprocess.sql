@@ -1,4 +1,4 @@
--- Re-parsing stored artifacts (docs/parsing.md, "Re-parsing history").
+-- Re-parsing stored artifacts (docs/reprocess.md).
 --
 -- A re-parsed event replaces its stored row in place, by a lightweight
 -- UPDATE: the engine writes a patch part holding only the changed rows'
