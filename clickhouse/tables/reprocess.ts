@@ -384,17 +384,21 @@ export async function sliceArtifactsText(store: Store, range: KeyRange, from: Ke
 }
 
 /**
- * The stored events of the same keys (whatever partition they are in: the
- * range's own is left out) as JSONEachRow text (artifact id,
- * parser, event time `e` in epoch ms or null, fields, and the partition `p`
- * the row is in). Joined audit events (no artifact of their own) come too;
- * the reader leaves out what no artifact of the slice names.
+ * The stored events of the slice's artifacts (whatever partition they are
+ * in) as JSONEachRow text (artifact id, parser, event time `e` in epoch ms
+ * or null, fields, and the partition `p` the row is in). An event shares
+ * its artifact's key, so the slice's own span of timestamps bounds the read:
+ * the slice's key bounds alone would not, as the first slice of a partition
+ * starts at the range's start and would read every earlier day's events.
  */
 export async function sliceEventsText(store: Store, range: KeyRange, from: KeyCursor | null, to: KeyCursor | null): Promise<string> {
   const params = new SqlParams();
+  const artifacts = whereClause(keyRangeConditions(range, from, to, 'id', params));
+  const events = keyRangeConditions({ ...range, partition: undefined }, from, to, 'artifact_id', params);
   const result = await store.query({
-    query: `SELECT artifact_id AS id, parser, toUnixTimestamp64Milli(event_time) AS e, fields, toString(toYYYYMMDD(created_at)) AS p
-            FROM events ${whereClause(keyRangeConditions({ ...range, partition: undefined }, from, to, 'artifact_id', params))}`,
+    query: `WITH slice AS (SELECT timestamp, id FROM artifacts ${artifacts})
+            SELECT artifact_id AS id, parser, toUnixTimestamp64Milli(event_time) AS e, fields, toString(toYYYYMMDD(created_at)) AS p
+            FROM events ${whereClause([...events, 'timestamp >= (SELECT min(timestamp) FROM slice)', 'timestamp <= (SELECT max(timestamp) FROM slice)', 'artifact_id IN (SELECT id FROM slice)'])}`,
     query_params: params.values,
     format: 'JSONEachRow',
   });
