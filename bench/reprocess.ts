@@ -12,9 +12,10 @@
 // writes); a second finds nothing to change (a job over history that
 // today's parsers read as before). Each pair runs once with searches back to
 // back meanwhile, once alone, on data generated afresh. While a job runs,
-// the events table's row count is read every half second: it never grows
-// (it shrinks where an event's line no longer parses: the generated lines
-// have tokens appended, which breaks the JSON samples).
+// the events table's row count is read every half second: it is never above
+// the artifacts holding an event (it shrinks where an event's line no longer
+// parses, the generated lines having tokens appended, which breaks the JSON
+// samples, and grows by the events added for lines that had none).
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
