@@ -35,6 +35,7 @@ import { threatfeedRoutes } from './routes/threatfeed.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reportRoutes } from './routes/reports.js';
 import { coverageRoutes } from './routes/coverage.js';
+import { reprocessRoutes } from './routes/reprocess.js';
 import { savedSearchRoutes } from './routes/saved-searches.js';
 import { aiRoutes } from './routes/ai.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -72,6 +73,7 @@ export function allRoutes(): Route[] {
     ...coverageRoutes,
     ...sqlRoutes,
     ...savedSearchRoutes,
+    ...reprocessRoutes,
     ...aiRoutes,
     ...mcpRoutes,
     ...threatfeedRoutes,

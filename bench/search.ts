@@ -8,11 +8,8 @@
 // --keep stores the data in <dir> and leaves it there; a later run with the
 // same --keep reuses what is stored instead of generating it again.
 //
-// Rows are the sample logs (CAIRN_SAMPLES_DIR) repeated, each with a host
-// token (1 in 5,000 rows) and a unique sequence token appended, their
-// timestamps spread over 30 days. Each has its parsed event (the sample's
-// fields as the parser gives them), with source.ip spread (hashed, not by
-// time) over 10.0.0.0/8, so a /16 holds 1 row in 256.
+// The rows (bench/search-data.ts) are the sample logs (CAIRN_SAMPLES_DIR)
+// repeated, with their parsed events.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -23,17 +20,14 @@ import { openRuntime } from '../cli/runtime.js';
 import { loadConfig } from '../config/env.js';
 import { provideEmbeddedSecrets } from '../cli/embedded-secrets.js';
 import { createLogger } from '../lib/logger.js';
-import { parseRaw } from '../pipeline/parser/registry.js';
 import { BENCH_SECRET, benchToken, loadSamples, machineLine, percentile } from './lib.js';
+import { DAYS, FIRST_DAY, generate, ORG, prepareTemplates, QUERIES, settle, timeSearch } from './search-data.js';
 
 const { values: args } = parseArgs({
   options: { sizes: { type: 'string', default: '1000000,10000000' }, runs: { type: 'string', default: '40' }, only: { type: 'string' }, keep: { type: 'string' } },
 });
 const SIZES = args.sizes.split(',').map(Number);
 const RUNS = Number(args.runs);
-const ORG = 'bench';
-const DAYS = 30;
-const FIRST_DAY = Date.parse('2026-10-23T00:00:00Z');
 
 const { lines: samples, dir } = loadSamples();
 const dataDir = args.keep ? path.resolve(args.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-search-'));
@@ -46,81 +40,7 @@ const server = http.createServer(createApp(runtime).callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 const token = benchToken(ORG);
-
-/** The sample's parsed fields as the events table holds them (arrays of strings); none when it does not parse. */
-function parsedFields(source: string, raw: string): { parser: string; fields: Record<string, string[]> } {
-  try {
-    const { parser, fields } = parseRaw(raw, { source, receivedAt: FIRST_DAY });
-    return { parser, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map(String)])) };
-  } catch {
-    return { parser: '', fields: {} };
-  }
-}
-
-await store.command({ query: 'DROP TABLE IF EXISTS bench_templates' });
-await store.command({ query: 'CREATE TABLE bench_templates (i UInt32, source String, raw String, parser String, fields Map(String, Array(String))) ENGINE = Memory' });
-await store.insert({ table: 'bench_templates', format: 'JSONEachRow', values: samples.map((s, i) => ({ i, source: s.source, raw: s.raw, ...parsedFields(s.source, s.raw) })) });
-
-/** Appends rows [from, to) generated in SQL, a million at a time. */
-async function generate(from: number, to: number): Promise<void> {
-  const spreadMs = DAYS * 86_400_000;
-  for (let start = from; start < to; start += 1_000_000) {
-    const count = Math.min(1_000_000, to - start);
-    // The id derives from the row number, so artifacts and events of one row share it without a join.
-    const id = `reinterpretAsUUID(reverse(unhex(lpad(hex(n.number + ${2 ** 40}), 32, '0'))))`;
-    const timestamp = `toDateTime64(${FIRST_DAY / 1000}, 3, 'UTC') + toIntervalMillisecond(intDiv(n.number * ${spreadMs}, ${to}))`;
-    const rows = `FROM numbers(${start}, ${count}) AS n INNER JOIN bench_templates AS t ON t.i = n.number % ${samples.length}`;
-    await store.command({
-      query: `INSERT INTO artifacts (id, org_id, source, raw, timestamp, metadata, created_at)
-              SELECT ${id}, '${ORG}', t.source,
-                     concat(t.raw, ' host=h', toString(n.number % 5000), ' seq=s', toString(n.number)),
-                     ${timestamp}, '{}', now64(3)
-              ${rows}`,
-    });
-    await store.command({
-      query: `INSERT INTO events (artifact_id, org_id, source, timestamp, parser, fields, created_at)
-              SELECT ${id}, '${ORG}', t.source, ${timestamp}, t.parser,
-                     mapUpdate(t.fields, map('source.ip', [concat('10.', toString(cityHash64(n.number) % 256), '.', toString(cityHash64(n.number, 1) % 256), '.', toString(n.number % 256))])),
-                     now64(3)
-              ${rows} WHERE t.parser != ''`,
-    });
-  }
-}
-
-interface QueryKind {
-  name: string;
-  query: () => string;
-}
-
-const QUERIES: QueryKind[] = [
-  { name: 'two common words', query: () => 'Failed password' },
-  { name: 'rare token (1 in 5,000)', query: () => `h${Math.floor(Math.random() * 5000)}` },
-  { name: 'phrase', query: () => '"Accepted publickey"' },
-  { name: 'unique token', query: () => `s${Math.floor(Math.random() * 1_000_000)}` },
-  { name: 'address with separators', query: () => '192.168.86.85' },
-  { name: 'OR of two rare tokens', query: () => `h${Math.floor(Math.random() * 5000)} OR h${Math.floor(Math.random() * 5000)}` },
-  { name: 'field OR', query: () => `source.ip:10.${Math.floor(Math.random() * 256)}.1.2 OR source.ip:10.${Math.floor(Math.random() * 256)}.3.4` },
-  { name: 'field wildcard', query: () => 'user.name:adm*' },
-  { name: 'text wildcard', query: () => 'authenticat*' },
-  { name: 'CIDR /16', query: () => `source.ip:10.${Math.floor(Math.random() * 256)}.0.0/16` },
-  { name: 'numeric range', query: () => 'source.port:[1000 TO 2000]' },
-  { name: 'comparison and word', query: () => 'source.port>=1024 AND Accepted' },
-  { name: 'field not promoted', query: () => `dns.question.type:AAAA OR log.level:${['error', 'warn'][Math.floor(Math.random() * 2)]}` },
-];
-
-async function timeSearch(query: string, range: boolean): Promise<{ ms: number; total: number }> {
-  const day = Math.floor(Math.random() * (DAYS - 1));
-  const params = new URLSearchParams({ query, limit: '50' });
-  if (range) {
-    params.set('start', new Date(FIRST_DAY + day * 86_400_000).toISOString());
-    params.set('end', new Date(FIRST_DAY + (day + 1) * 86_400_000).toISOString());
-  }
-  const started = performance.now();
-  const res = await fetch(`${url}/api/v1/artifacts?${params}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = (await res.json()) as { data: { total: number } };
-  if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms: performance.now() - started, total: body.data.total };
-}
+await prepareTemplates(store, samples);
 
 interface Trial {
   name: string;
@@ -180,21 +100,6 @@ async function benchTrials(): Promise<void> {
   }
 }
 
-/**
- * Waits for the merges the generated parts start (at most 10 minutes): they
- * share the two cores, and a store at rest is what this benchmark measures.
- * Returns the seconds waited.
- */
-async function settle(): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < 600_000) {
-    const [row] = await (await store.query({ query: `SELECT count() AS n FROM system.merges WHERE database = currentDatabase()`, format: 'JSONEachRow' })).json<{ n: string }>();
-    if (Number(row?.n ?? 0) === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return (Date.now() - started) / 1000;
-}
-
 console.log(`search benchmark: ${RUNS} runs per query kind and size, ${samples.length} sample lines from ${dir}`);
 console.log(machineLine());
 const stored = async () => Number(((await (await store.query({ query: `SELECT count() AS n FROM artifacts WHERE org_id = '${ORG}'`, format: 'JSONEachRow' })).json<{ n: string }>())[0]?.n ?? 0));
@@ -204,18 +109,18 @@ const kinds = only ? QUERIES.filter((k) => only.some((words) => k.name.includes(
 for (const size of SIZES) {
   const started = Date.now();
   if (rows > size) continue;
-  await generate(rows, size);
+  await generate(store, samples.length, rows, size);
   rows = size;
-  const merging = await settle();
+  const merging = await settle(store);
   console.log(`\n${size.toLocaleString('en')} artifacts (generated in ${((Date.now() - started) / 1000).toFixed(1)} s, then ${merging.toFixed(1)} s of background merges before timing)`);
   for (const range of [true, false]) {
     const all: number[] = [];
     for (const kind of kinds) {
-      await timeSearch(kind.query(), range); // warm-up
+      await timeSearch(url, token, kind.query(), range); // warm-up
       const times: number[] = [];
       let hits = 0;
       for (let i = 0; i < RUNS; i++) {
-        const { ms, total } = await timeSearch(kind.query(), range);
+        const { ms, total } = await timeSearch(url, token, kind.query(), range);
         times.push(ms);
         hits += total;
       }

@@ -10,6 +10,7 @@ import { VERSION } from '../lib/version.js';
 import { coverageCommand } from './commands/coverage.js';
 import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
+import { reprocessCommand } from './commands/reprocess.js';
 import { rulesCommand } from './commands/rules.js';
 import { serveCommands } from './commands/serve.js';
 import { sqlCommand } from './commands/sql.js';
@@ -28,7 +29,7 @@ function program(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.startsWith('cairn: ') ? text : `cairn: ${text.replace(/^error: /, '')}`) });
   // Commands made apart from the root take its error handling and output settings before joining it.
-  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), rulesCommand(), coverageCommand(), tokenCommand(), userCommand(), sqlCommand()]) root.addCommand(command.copyInheritedSettings(root));
+  for (const command of [...serveCommands(), migrateCommand(), ingestCommand(), reprocessCommand(), rulesCommand(), coverageCommand(), tokenCommand(), userCommand(), sqlCommand()]) root.addCommand(command.copyInheritedSettings(root));
   return root;
 }
 

@@ -148,6 +148,7 @@ const EnvSchema = z.object({
   CAIRN_DEFAULT_RULES: withDefault(z.enum(['on', 'off'], { message: 'must be on or off' }), 'on'),
   CAIRN_PIPELINE_TOPOLOGY: withDefault(z.enum(TOPOLOGIES), 'fused'),
   CAIRN_PIPELINE_WORKERS: withDefault(z.coerce.number().int().min(0).max(64), DEFAULT_WORKERS),
+  CAIRN_REPROCESS_SLICE: withDefault(positiveInt.max(200_000), 10_000),
   CAIRN_OUTBOUND_ALLOW: withDefault(outboundAllow, ''),
   CAIRN_URL: optional(url),
   CAIRN_TOKEN: optional(z.string()),
@@ -221,8 +222,10 @@ export interface Config {
     ruleRefreshMs: number;
     /** Which stages `cairn start` runs, and so which consumer groups read which topics (pipeline/stages.ts). */
     topology: Topology;
-    /** Worker threads of the analysis stage; 0 runs its work on the main thread. */
+    /** Worker threads of the analysis stage (and of the reprocess stage); 0 runs their work on the main thread. */
     workers: number;
+    /** Artifacts per slice of a re-parsing job: the unit of its work, its progress and its redelivery. */
+    reprocessSlice: number;
   };
   /** How leads join incidents, and the bounds that keep an incident one story (pipeline/correlator). */
   correlation: CorrelationBounds;
@@ -364,6 +367,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ruleRefreshMs: env.CAIRN_RULE_REFRESH_MS,
       topology: env.CAIRN_PIPELINE_TOPOLOGY,
       workers: env.CAIRN_PIPELINE_WORKERS,
+      reprocessSlice: env.CAIRN_REPROCESS_SLICE,
     },
     correlation: {
       windowMs: env.CAIRN_CORRELATION_WINDOW,

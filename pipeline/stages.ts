@@ -21,12 +21,13 @@ import { leadsStage } from './leads/consumer.js';
 import { notifierStage } from './notifier/consumer.js';
 import { parserStage } from './parser/consumer.js';
 import type { Stage } from './stage.js';
+import { reprocessStage } from './reprocess/consumer.js';
 import { storeStage } from './store/consumer.js';
 import { TOPICS } from '../topics/index.js';
 import { TOPOLOGY_STAGES } from './topologies.js';
 
 /** In the order of STAGE_NAMES (pipeline/topologies.ts). */
-export const STAGES: readonly Stage[] = [exportersStage, storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage];
+export const STAGES: readonly Stage[] = [exportersStage, storeStage, analysisStage, parserStage, enricherStage, leadsStage, correlatorStage, notifierStage, reprocessStage];
 
 export function findStage(name: string): Stage | undefined {
   return STAGES.find((s) => s.name === name);

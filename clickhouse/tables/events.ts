@@ -1,11 +1,13 @@
 // The events table: parsed ECS fields of each artifact, for field:value search.
+import type { ClickHouseSettings } from '@clickhouse/client';
 import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
 import type { SqlParams } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
-import { isoToMs } from '../../lib/iso-time.js';
+import { isoToMs, msToIso } from '../../lib/iso-time.js';
+import { inlineQueryParams } from '../inline-params.js';
 import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
-import { lookupTable } from '../../lib/lookup-table.js';
+import { lookupTable, setOwn } from '../../lib/lookup-table.js';
 
 /**
  * What some value of a field must pass (compiled by query/to-sql.ts):
@@ -78,6 +80,16 @@ export function writeEvents(writer: RowBinaryWriter, events: EventRow[]): void {
     }
     writer.dateTime64(isoToMs(e.created_at));
   }
+}
+
+/** An event's fields as the table holds them, every value an array of strings: what writeEvents writes, as data. */
+export function storedFieldsOf(fields: Record<string, EventFieldValue>): Record<string, string[]> {
+  const stored: Record<string, string[]> = {};
+  for (const key in fields) {
+    const value = fields[key]!;
+    setOwn(stored, key, Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item : String(item))) : [typeof value === 'string' ? value : String(value)]);
+  }
+  return stored;
 }
 
 /** Events as rows of the events table, ready to insert (insertEncoded). */
@@ -196,4 +208,92 @@ export function eventFieldSubquery(scope: EventScope) {
 export function eventsOfArtifacts(scope: EventScope) {
   return (artifactCondition: string, params: SqlParams): string =>
     `artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${artifactCondition})`].join(' AND ')})`;
+}
+
+/**
+ * An events row as a re-parse gives it (pipeline/reprocess), for the stored
+ * row of the same artifact: where that row sits in the key (organization,
+ * timestamp in epoch ms, artifact id) and the columns a parse decides.
+ */
+export interface EventReplacement {
+  artifact_id: string;
+  org_id: string;
+  timestamp: number;
+  parser: string;
+  /** Epoch ms, or null when the line says no time of its own. */
+  event_time: number | null;
+  fields: Record<string, string[]>;
+}
+
+/** Where some events rows sit: their organization, the time span of their keys and their ids. */
+function keysCondition(rows: readonly { artifact_id: string; org_id: string; timestamp: number }[]): { condition: string; params: Record<string, unknown> } {
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  for (const row of rows) {
+    if (row.timestamp < from) from = row.timestamp;
+    if (row.timestamp > to) to = row.timestamp;
+  }
+  const orgs = [...new Set(rows.map((r) => r.org_id))];
+  return {
+    // The time span lets the primary key skip every granule outside it; the ids pick the rows.
+    condition: 'org_id IN {orgs:Array(String)} AND timestamp >= {from:DateTime64(3)} AND timestamp <= {to:DateTime64(3)} AND artifact_id IN {ids:Array(UUID)}',
+    params: { orgs, from: toClickHouseTime(msToIso(from)), to: toClickHouseTime(msToIso(to)), ids: rows.map((r) => r.artifact_id) },
+  };
+}
+
+/**
+ * A lightweight UPDATE giving each row its replacement's parser, event time
+ * and fields. The engine writes the new values of only these rows as a patch
+ * part and applies it to every read from the moment the statement returns:
+ * each artifact keeps one events row throughout, so nothing is counted
+ * twice (migration 036). The promoted columns (migration 008) follow the
+ * map. The values travel in the statement, written as literals (the same
+ * for the embedded engine and a server, whose URL would not hold them as
+ * parameters): each row's fields as JSON, read back by JSONExtract.
+ */
+export function replaceEventsStatement(rows: readonly EventReplacement[]): string {
+  if (rows.length === 0) throw new Error('replaceEventsStatement needs at least one row');
+  const { condition, params } = keysCondition(rows);
+  const keyed = (values: string) => `transform(toString(artifact_id), {keys:Array(String)}, ${values}, '')`;
+  const statement = `UPDATE events SET
+      parser = ${keyed('{parsers:Array(String)}')},
+      event_time = parseDateTime64BestEffortOrNull(${keyed('{times:Array(String)}')}, 3, 'UTC'),
+      fields = JSONExtract(${keyed('{fields:Array(String)}')}, 'Map(String, Array(String))')
+    WHERE ${condition}`;
+  const inlined = inlineQueryParams(statement, {
+    ...params,
+    keys: rows.map((r) => r.artifact_id),
+    parsers: rows.map((r) => r.parser),
+    times: rows.map((r) => (r.event_time === null ? '' : toClickHouseTime(msToIso(r.event_time)))),
+    fields: rows.map((r) => JSON.stringify(r.fields)),
+  });
+  if (inlined === null) throw new Error('the replacement statement did not take its values as literals');
+  return inlined;
+}
+
+/** A lightweight DELETE of the events rows at these keys, written as a patch part as replacements are. */
+export function deleteEventsStatement(rows: readonly { artifact_id: string; org_id: string; timestamp: number }[]): string {
+  if (rows.length === 0) throw new Error('deleteEventsStatement needs at least one row');
+  const { condition, params } = keysCondition(rows);
+  const inlined = inlineQueryParams(`DELETE FROM events WHERE ${condition} SETTINGS lightweight_delete_mode = 'lightweight_update'`, params);
+  if (inlined === null) throw new Error('the delete statement did not take its values as literals');
+  return inlined;
+}
+
+/** Statements that carry their rows' values: larger than the engine's default limit on a statement's text. */
+export const LARGE_STATEMENT_SETTINGS: ClickHouseSettings = { max_query_size: String(1 << 30) };
+
+/**
+ * Folds the patch parts of these events partitions (toYYYYMMDD of
+ * created_at) into their parts, in the background. Until then a read
+ * applies the patches itself, and a part with a pending patch is read
+ * without the skip indexes of the patched columns (the text index of field
+ * pairs among them), so searches over it are slower; merges fold patches
+ * too, but a large part may wait long for one.
+ */
+export async function foldEventPatches(store: Store, partitions: readonly string[]): Promise<void> {
+  for (const partition of partitions) {
+    if (!/^\d{8}$/.test(partition)) throw new Error(`not an events partition: ${partition}`);
+    await store.command({ query: `ALTER TABLE events APPLY PATCHES IN PARTITION ID '${partition}'` });
+  }
 }

@@ -33,9 +33,9 @@ export interface ParseSettings {
   now?: () => Date;
 }
 
-/** Parsed events as rows of the events table (the event's own time, when it carries one, beside the artifact's). */
-function eventRows(events: ParsedEvent[]): EventRow[] {
-  return events.map((e) => ({
+/** A parsed event as a row of the events table (the event's own time, when it carries one, beside the artifact's). */
+export function eventRowOf(e: ParsedEvent): EventRow {
+  return {
     artifact_id: e.artifact_id,
     org_id: e.org_id,
     source: e.source,
@@ -44,7 +44,11 @@ function eventRows(events: ParsedEvent[]): EventRow[] {
     parser: e.parser,
     fields: e.fields,
     created_at: e.received_at,
-  }));
+  };
+}
+
+function eventRows(events: ParsedEvent[]): EventRow[] {
+  return events.map(eventRowOf);
 }
 
 export function encodeParsedEvents(events: ParsedEvent[]): EncodedRows {
@@ -60,29 +64,34 @@ export function parseBatch(batch: Envelope<RawArtifact>[], settings: ParseSettin
   return parseArtifacts(uniqueArtifacts(batch, settings.defaultOrgId), settings);
 }
 
+/** One artifact's event (with GeoIP when the settings have it); throws ParseFailure when no parser reads it. */
+export function parseArtifact(artifact: Pick<Artifact, 'id' | 'org_id' | 'source' | 'raw' | 'timestamp' | 'created_at'>, settings: Pick<ParseSettings, 'geo' | 'timezone' | 'decoders'>): ParsedEvent {
+  const { parser, fields } = parseRaw(artifact.raw, {
+    source: artifact.source,
+    receivedAt: Date.parse(artifact.created_at),
+    timezone: settings.timezone,
+    decoders: settings.decoders?.(artifact.org_id),
+  });
+  if (settings.geo) addGeoFields(fields, settings.geo);
+  return {
+    artifact_id: artifact.id,
+    org_id: artifact.org_id,
+    source: artifact.source,
+    timestamp: artifact.timestamp,
+    received_at: artifact.created_at,
+    parser,
+    raw: artifact.raw,
+    fields,
+  };
+}
+
 /** The parser step on artifacts already completed, each once (uniqueArtifacts): a batch, or a slice of one. */
 export function parseArtifacts(artifacts: { artifact: Artifact; message: DeliveredMessage }[], settings: ParseSettings): ParseOutcome {
   const outcome: ParseOutcome = { events: [], failureEvents: [], deadLetters: [] };
   const now = (settings.now ?? (() => new Date()))().toISOString();
   for (const { artifact, message } of artifacts) {
     try {
-      const { parser, fields } = parseRaw(artifact.raw, {
-        source: artifact.source,
-        receivedAt: Date.parse(artifact.created_at),
-        timezone: settings.timezone,
-        decoders: settings.decoders?.(artifact.org_id),
-      });
-      if (settings.geo) addGeoFields(fields, settings.geo);
-      outcome.events.push({
-        artifact_id: artifact.id,
-        org_id: artifact.org_id,
-        source: artifact.source,
-        timestamp: artifact.timestamp,
-        received_at: artifact.created_at,
-        parser,
-        raw: artifact.raw,
-        fields,
-      });
+      outcome.events.push(parseArtifact(artifact, settings));
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       outcome.deadLetters.push({ message, reason: `parse failure: ${reason}` });

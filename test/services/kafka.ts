@@ -1,7 +1,8 @@
 // A Kafka broker for tests: CAIRN_TEST_KAFKA_BROKERS if set, else a container
 // (testcontainers) if Docker runs, else Apache Kafka 3.9.1 started from
 // Maven Central jars with `java` (KRaft, one combined broker and controller).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -72,7 +73,9 @@ async function startLocalBroker(): Promise<RunningService> {
   const classpath = `${libs}/*`;
   const clusterId = randomBytes(16).toString('base64url').slice(0, 22);
   // `--cluster-id=<id>`, never `-t <id>`: one id in 64 starts with "-", which the tool then reads as an option and fails.
-  execFileSync('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', properties, '--ignore-formatted'], { stdio: 'pipe' });
+  // Not execFileSync: on a loaded machine the JVM takes over 10 s, and a blocked event loop timed out the other
+  // services' probes started beside it (Redis answered "Connection is closed").
+  await promisify(execFile)('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', properties, '--ignore-formatted']);
   const logFile = path.join(dir, 'stdout.log');
   const child = spawnLogged('java', ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', properties], logFile);
   const address = `127.0.0.1:${port}`;
