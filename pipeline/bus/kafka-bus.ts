@@ -32,6 +32,9 @@ const MAX_PRODUCER_RESETS = 3;
 /** Errors after which kafkajs's idempotent producer cannot send again (see KafkaBus.replaceProducer). */
 const SEQUENCE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
 
+/** The DeleteGroups answer for a group the broker does not know. */
+const GROUP_ID_NOT_FOUND = 69;
+
 /** True when `err`, or an error it wraps (kafkajs wraps what its retries give up on), is a protocol error of one of `types`. */
 function causedBy(err: unknown, types: ReadonlySet<string>): boolean {
   for (let e = err; e instanceof Error; e = e.cause) {
@@ -218,6 +221,18 @@ export class KafkaBus implements Bus {
     this.subscriptions.add(subscription);
     await subscription.start();
     return subscription;
+  }
+
+  async forgetGroup(group: string): Promise<void> {
+    await this.connect();
+    try {
+      await this.admin.deleteGroups([this.prefix + group]);
+    } catch (err) {
+      // One group asked for, so one answer: a group the broker does not know is forgotten already.
+      const answers = (err as { groups?: { errorCode: number }[] }).groups ?? [];
+      if (answers.length === 1 && answers[0]!.errorCode === GROUP_ID_NOT_FOUND) return;
+      throw err;
+    }
   }
 
   async lag(group: string, topic: string): Promise<number> {

@@ -126,6 +126,16 @@ export class LocalBus implements Bus {
     await topic.partitions[partition]!.deleteBelow(lowest);
   }
 
+  async forgetGroup(group: string): Promise<void> {
+    for (const s of this.subscriptions) {
+      if (s.group === group) throw new Error(`group "${group}" still consumes "${s.topic}" in this process: stop it first`);
+    }
+    for (const topic of this.topics.values()) topic.consumers.delete(group);
+    const dropped = await this.offsets.forget(group);
+    // The group may have been the one holding segments back.
+    for (const { topic, partition } of dropped) if (this.topics.has(topic)) await this.deleteConsumedSegments(topic, partition);
+  }
+
   async lag(group: string, topicName: string): Promise<number> {
     const topic = this.topic(topicName);
     let lag = 0;
