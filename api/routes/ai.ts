@@ -258,6 +258,7 @@ export const aiRoutes: Route[] = [
     body: CreateConfig,
     response: ConfigSchema,
     successStatus: 201,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const now = new Date().toISOString();
       const isDefault = body.is_default ?? (await getDefaultAiConfig(deps.store, auth.orgId)) === null;
@@ -286,7 +287,7 @@ export const aiRoutes: Route[] = [
     params: IdParams,
     body: UpdateConfig,
     response: ConfigSchema,
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, body, auth, deps, ctx }) {
       const before = await findConfig(deps, auth.orgId, params.id);
       const { base_url, api_key, ...rest } = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<z.output<typeof UpdateConfig>>;
@@ -309,7 +310,7 @@ export const aiRoutes: Route[] = [
     permission: 'ai:manage',
     params: IdParams,
     response: z.null(),
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, auth, deps, ctx }) {
       const config = await findConfig(deps, auth.orgId, params.id);
       await deleteAiConfig(deps.store, config);
@@ -463,6 +464,7 @@ export const aiRoutes: Route[] = [
     permission: 'ai:manage',
     body: UpdateMcpConfig,
     response: McpConfigSchema,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const before = await loadMcpConfig(deps.store, auth.orgId);
       const { updated_at: _at, updated_by: _by, ...current } = before;

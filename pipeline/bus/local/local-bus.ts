@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { sleep } from '../../../lib/backoff.js';
+import { TransientError } from '../../../lib/errors.js';
 import type { Logger } from '../../../lib/logger.js';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from '../types.js';
 import { OffsetStore } from './offset-store.js';
@@ -77,7 +78,8 @@ export class LocalBus implements Bus {
   }
 
   async send(topicName: string, messages: OutgoingMessage[]): Promise<void> {
-    if (this.closed) throw new Error('bus is closed');
+    // Closed: the process is stopping. A sender should try again (a restarted process takes it), as when a broker is away.
+    if (this.closed) throw new TransientError('the in-process bus is closed: cairn is stopping');
     if (messages.length === 0) return;
     const topic = this.topic(topicName);
     const now = Date.now();
