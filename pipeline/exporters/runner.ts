@@ -288,10 +288,9 @@ export class ExporterRunner {
   /**
    * A deleted exporter's group will never consume again: the bus forgets it
    * (its offsets, and in the in-process bus its hold on retention), and its
-   * failure mark goes with it. On
-   * Kafka, another worker may still be a member until its own reload: the
-   * last to leave succeeds, and one that fails tries again at the next
-   * reload. Exporters deleted while no process ran them keep their group
+   * failure mark goes with it. On Kafka, another worker may still be a
+   * member until its own reload: the last to leave succeeds, and one that
+   * fails tries again at the next reload. Exporters deleted while no process ran them keep their group
    * until the broker expires it (offsets.retention.minutes); in the
    * in-process bus such a group holds nothing back after a restart.
    */
