@@ -84,6 +84,8 @@ export class KafkaBus implements Bus {
   /** A replacement producer being connected, so sends that fail together start one. */
   private replacing: Promise<void> | null = null;
   private readonly subscriptions = new Set<KafkaSubscription>();
+  /** The send running now; the next waits for it (see send). */
+  private sending: Promise<void> = Promise.resolve();
 
   private readonly prefix: string;
 
@@ -159,7 +161,23 @@ export class KafkaBus implements Bus {
     }
   }
 
-  async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  /**
+   * One send at a time through the producer. kafkajs's idempotent producer
+   * takes a partition's sequence numbers back when a produce request fails,
+   * even one the broker wrote before the connection dropped; a send running
+   * beside it then gets those numbers, the broker takes its batch for a
+   * duplicate of the written one, answers success, and drops it. A broker
+   * restarted under concurrent sends lost a batch's share of a partition so
+   * (test/kafka-producer-reset.test.ts). Sent one after another, a retried
+   * request reuses its own numbers and nothing else can take them.
+   */
+  send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    const turn = this.sending.then(() => this.sendNow(topic, messages));
+    this.sending = turn.catch(() => {});
+    return turn;
+  }
+
+  private async sendNow(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
     // One record batch per partition must stay under the broker's
