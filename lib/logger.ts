@@ -44,8 +44,8 @@ export function chosenLogFormat(setting: string | undefined = process.env.CAIRN_
   return isatty(1) ? 'pretty' : 'json';
 }
 
-/** `destination` defaults to stdout; tests pass one that keeps the lines. */
-export function createLogger(level: string = process.env.CAIRN_LOG_LEVEL ?? 'info', destination?: DestinationStream, format: LogFormat = chosenLogFormat()): Logger {
+/** `destination` defaults to stdout; tests pass one that keeps the lines (JSON, unless `format` says otherwise). */
+export function createLogger(level: string = process.env.CAIRN_LOG_LEVEL ?? 'info', destination?: DestinationStream, format: LogFormat = destination ? 'json' : chosenLogFormat()): Logger {
   const options = { level, base: { service: 'cairn' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   if (format === 'pretty') {
     const out = destination ?? process.stdout;
