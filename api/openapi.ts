@@ -34,6 +34,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with the current state (e.g. a duplicate email, the last admin)',
   429: 'Too many requests (pipeline behind, or too many failed logins); retry after the Retry-After header',
   500: 'Internal error',
+  503: 'The message bus did not take what the request produces (a broker down or moving its leaders); retry after the Retry-After header',
 };
 
 /** A body's media types: JSON, and the same document as YAML for the routes that take it. */

@@ -4,14 +4,14 @@
 // password).
 import type { Context } from 'koa';
 import { newId } from '../lib/ids.js';
-import { publish } from '../pipeline/bus/consume.js';
 import { systemEvents } from '../topics/index.js';
 import type { AuthContext } from './auth.js';
 import type { ApiDeps } from './deps.js';
+import { produce } from './produce.js';
 
 export async function raiseConfigChanged(deps: ApiDeps, ctx: Context, auth: AuthContext, change: { setting: string; summary: string; details: Record<string, unknown> }): Promise<void> {
   const actor = auth.email ?? auth.subject;
-  await publish(deps.bus, systemEvents, [
+  await produce(deps, ctx, systemEvents, [
     {
       id: newId(),
       type: 'system.config_changed',
@@ -21,12 +21,13 @@ export async function raiseConfigChanged(deps: ApiDeps, ctx: Context, auth: Auth
       summary: `${change.summary} by ${actor}`,
       details: { setting: change.setting, ...change.details, actor, client_ip: ctx.ip },
     },
-  ]);
+  ], { what: 'the system.config_changed event of this change', then: 'the change itself is saved: read it back, and make it again if needed,' });
 }
 
 /** Every failed login (local, LDAP, SAML, or refused by the login limit). */
 export async function raiseAuthFailure(deps: ApiDeps, ctx: Context, login: string, method: string, reason: string): Promise<void> {
-  await publish(deps.bus, systemEvents, [
+  deps.logger.warn({ user: login.slice(0, 320), clientIp: ctx.ip, method, reason }, 'login failed');
+  await produce(deps, ctx, systemEvents, [
     {
       id: newId(),
       type: 'auth.failure',
@@ -36,6 +37,5 @@ export async function raiseAuthFailure(deps: ApiDeps, ctx: Context, login: strin
       summary: `failed ${method} login for "${login.slice(0, 200)}" from ${ctx.ip}`,
       details: { user: login.slice(0, 320), client_ip: ctx.ip, method, reason, user_agent: ctx.get('user-agent').slice(0, 300) },
     },
-  ]);
-  deps.logger.warn({ user: login.slice(0, 320), clientIp: ctx.ip, method, reason }, 'login failed');
+  ], { what: 'the auth.failure event of this failed login', then: 'log in again' });
 }

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { createApp } from '../api/app.js';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config/env.js';
-import { createLogger, type Logger } from '../lib/logger.js';
+import { chosenLogFormat, createLogger, type Logger } from '../lib/logger.js';
 import { loadGeoIp } from '../pipeline/geoip/geoip.js';
 import { TOPOLOGY_STAGES } from '../pipeline/topologies.js';
 import { provideEmbeddedSecrets } from './embedded-secrets.js';
@@ -108,7 +108,7 @@ export async function runProcess(kind: Kind, stage?: string): Promise<void> {
     // Backpressure and the in-process bus's retention watch the topology's consumer groups: a stage outside it would go unwatched.
     throw new ConfigError([`stage "${stage}" is not part of the ${topology} topology (${TOPOLOGY_STAGES[topology].join(', ')}); set CAIRN_PIPELINE_TOPOLOGY`]);
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, chosenLogFormat(config.logFormat));
   const started = startProcess(kind, stageNames, config, logger);
   closeOnSignal(logger, started);
   await started;

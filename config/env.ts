@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from '../lib/duration.js';
 import { outboundPolicy, type OutboundPolicy } from '../lib/outbound/client.js';
+import { LOG_FORMATS, type LogFormat } from '../lib/logger.js';
 
 /** Empty strings count as unset, so `FOO=` in a compose file means "default". */
 function optional<T extends z.ZodType>(schema: T) {
@@ -134,6 +135,7 @@ const EnvSchema = z.object({
   CAIRN_MASTER_KEY: optional(masterKey),
   CAIRN_ORG_ID: withDefault(z.string().min(1), 'default'),
   CAIRN_LOG_LEVEL: withDefault(logLevel, 'info'),
+  CAIRN_LOG_FORMAT: optional(z.enum(LOG_FORMATS, { message: `must be one of: ${LOG_FORMATS.join(', ')}` })),
   CAIRN_VALIDATE_RESPONSES: optional(booleanString),
   CAIRN_BUS_SEGMENT_BYTES: withDefault(positiveInt, 64 * 1024 * 1024),
   CAIRN_ARTIFACT_RETENTION_DAYS: withDefault(positiveInt.max(36500), 90),
@@ -200,6 +202,8 @@ export interface Config {
   dataDir: string;
   orgId: string;
   logLevel: z.infer<typeof logLevel>;
+  /** json or pretty (readable lines); unset: pretty when standard output is a terminal. */
+  logFormat: LogFormat | undefined;
   clickhouse: { url?: string; user: string; password: string; database: string };
   /** `topicPrefix` lets several deployments (or test runs) share one cluster: it prefixes topics and consumer groups. */
   kafka?: { brokers: string[]; partitions: number; clientId: string; topicPrefix: string; sessionTimeoutMs: number };
@@ -338,6 +342,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.CAIRN_DATA_DIR),
     orgId: env.CAIRN_ORG_ID,
     logLevel: env.CAIRN_LOG_LEVEL,
+    logFormat: env.CAIRN_LOG_FORMAT,
     clickhouse: {
       url: env.CAIRN_CLICKHOUSE_URL,
       user: env.CAIRN_CLICKHOUSE_USER,

@@ -5,6 +5,7 @@
 import type { Store } from '../clickhouse/client.js';
 import { countActiveUsersWithRoles, deleteUser, findUserByEmail, getUser, saveUser, type User, type UserSource } from '../clickhouse/tables/users.js';
 import { newId } from '../lib/ids.js';
+import { LockBusy, withLock } from '../pipeline/state/lock.js';
 import type { HotState } from '../pipeline/state/types.js';
 import { refreshKeysOf, revokeKeysOf } from './api-keys.js';
 import { hashPassword } from './passwords.js';
@@ -36,17 +37,11 @@ const LOCK_MS = 10_000;
 
 /** Runs `work` holding the organization's user lock (waits up to 10 s for it). */
 async function underLock<T>(dir: Directory, orgId: string, work: () => Promise<T>): Promise<T> {
-  const key = `lock:users:${orgId}`;
-  const token = newId();
-  const deadline = Date.now() + LOCK_MS;
-  while (!(await dir.state.setIfAbsent(key, token, LOCK_MS))) {
-    if (Date.now() > deadline) throw new Error('user directory is busy; try again');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
   try {
-    return await work();
-  } finally {
-    if ((await dir.state.get(key)) === token) await dir.state.delete(key);
+    return await withLock(dir.state, `lock:users:${orgId}`, { leaseMs: LOCK_MS, waitMs: LOCK_MS }, work);
+  } catch (err) {
+    if (err instanceof LockBusy) throw new Error('user directory is busy; try again');
+    throw err;
   }
 }
 

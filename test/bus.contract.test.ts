@@ -196,4 +196,22 @@ describe.each(BUS_KINDS)('bus contract: %s', (kind: BusKind) => {
     }
     expect(partitionsSeen.size).toBeGreaterThan(1);
   });
+
+  it('forgets a group: refused while it has members; after, its offsets are gone and a group of that name reads from the start', async () => {
+    const { bus, group, topic } = await setUp();
+    await publish(bus, topic, Array.from({ length: 20 }, (_, n) => ({ n, key: 'k' })));
+    const seen: number[] = [];
+    const sub = await consume({ bus, topic, group, logger: testLogger, maxBatchSize: 50, maxWaitMs: 20, handle: async (batch) => void seen.push(...batch.map((e) => e.value.n)) });
+    await eventually(async () => expect(await bus.lag(group, topic.name)).toBe(0), 30_000, 100);
+    await expect(bus.forgetGroup(group)).rejects.toThrow();
+    await sub.stop();
+
+    await bus.forgetGroup(group);
+    expect(await bus.lag(group, topic.name)).toBe(20);
+    await bus.forgetGroup(uniqueName('never-seen')); // a group the bus does not know is forgotten already
+    const again: number[] = [];
+    track(bus, await consume({ bus, topic, group, logger: testLogger, maxBatchSize: 50, maxWaitMs: 20, handle: async (batch) => void again.push(...batch.map((e) => e.value.n)) }));
+    await eventually(() => expect(again).toHaveLength(20), 30_000, 100);
+    expect(again).toEqual(seen);
+  });
 });

@@ -329,3 +329,58 @@ describe('cairn command', () => {
     expect(missing.stderr).toMatch(/^cairn: cannot read .*nothing-here: no such file or folder/);
   });
 });
+
+describe('cairn start log lines', () => {
+  const LISTENING = 'API listening on http://';
+  // eslint-disable-next-line no-control-regex
+  const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\r/g, '');
+
+  /**
+   * `cairn start` with standard output on a pseudo-terminal (util-linux `script`), until it listens;
+   * then SIGTERM to cairn itself (the shell `script` runs prints its pid, then becomes cairn).
+   */
+  async function onTerminal(env: Record<string, string>): Promise<string> {
+    const port = await freePort();
+    const command = `echo "cairn pid $$"; exec '${process.execPath}' '${BIN}' start`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, CAIRN_LOG_LEVEL: 'info', CAIRN_DATA_DIR: tempDir(), PORT: String(port), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    await eventually(() => {
+      if (child.exitCode !== null) throw new Error(`cairn start exited early:\n${output}`);
+      expect(output).toContain(LISTENING);
+    }, 60_000, 100);
+    const pid = Number(/cairn pid (\d+)/.exec(output)![1]);
+    const exited = new Promise((r) => child.once('exit', r));
+    process.kill(pid, 'SIGTERM');
+    await exited;
+    return plain(output);
+  }
+
+  it('prints readable lines on a terminal: time, level, message, fields', async () => {
+    const output = await onTerminal({});
+    expect(output).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}API listening on http:\/\/\S+ port=\d+$/m);
+    expect(output).toMatch(/^\S+ INFO {2}runtime ready store="embedded chdb" bus=local state=local topology=fused$/m);
+    expect(output).not.toMatch(/^\{"level"/m);
+  }, 90_000);
+
+  it('prints JSON on a terminal with CAIRN_LOG_FORMAT=json, and through a pipe', async () => {
+    const forced = await onTerminal({ CAIRN_LOG_FORMAT: 'json' });
+    const piped = await spawnCairn({ CAIRN_LOG_LEVEL: 'info', CAIRN_DATA_DIR: tempDir() });
+    await piped.printed(LISTENING);
+    for (const output of [forced, piped.output()]) {
+      const listening = output.split('\n').find((l) => l.includes(LISTENING));
+      expect(JSON.parse(listening!)).toMatchObject({ level: 30, service: 'cairn', msg: expect.stringContaining(LISTENING), port: expect.any(Number) });
+    }
+  }, 90_000);
+
+  it('refuses an unknown CAIRN_LOG_FORMAT', () => {
+    const result = cairn(['start'], { CAIRN_LOG_FORMAT: 'colourful', CAIRN_DATA_DIR: tempDir() });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/CAIRN_LOG_FORMAT: must be one of: json, pretty/);
+  });
+});

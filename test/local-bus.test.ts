@@ -92,3 +92,40 @@ describe('in-process bus files', () => {
     expect(await bus.lag('store', 'retention.test')).toBe(0);
   });
 });
+
+describe('forgetting a consumer group', () => {
+  it('drops its offsets for good and its hold on retention; a group of that name starts again from the oldest message', async () => {
+    const dir = busSettings('local').location;
+    const bus = await openLocal(dir, 4096);
+    await bus.ensureTopics([{ name: 'forget.test', consumers: ['store'] }]);
+    const send = () => bus.send('forget.test', Array.from({ length: 20 }, () => ({ key: null, value: Buffer.alloc(100, 1) })));
+    for (let i = 0; i < 10; i++) await send();
+    // A group that read the first half and stopped (as an exporter that was deleted).
+    const seen: DeliveredMessage[] = [];
+    const sub = await bus.subscribe({ group: 'exporter-gone', topic: 'forget.test', maxBatchSize: 100, maxWaitMs: 5, handler: async (b) => void seen.push(...b) });
+    await eventually(() => expect(seen.length).toBe(200));
+    await expect(bus.forgetGroup('exporter-gone')).rejects.toThrow(/still consumes "forget.test" in this process/);
+    await sub.stop();
+    for (let i = 0; i < 10; i++) await send();
+    await readAll(bus, 'forget.test', 'store', 400);
+    const held = segmentFiles(dir, 'forget.test').length;
+    expect(held).toBeGreaterThan(2); // the stopped group holds back what it did not read
+    expect(bus.committed('exporter-gone', 'forget.test', 0)).toBeGreaterThan(0);
+
+    await bus.forgetGroup('exporter-gone');
+    expect(bus.committed('exporter-gone', 'forget.test', 0)).toBeUndefined();
+    expect(segmentFiles(dir, 'forget.test')).toHaveLength(1); // only the store group counts now
+    await bus.forgetGroup('never-subscribed'); // an unknown group is forgotten already
+
+    // Reopened, the journal still has it forgotten; a new group of that name reads from the oldest message kept.
+    await bus.close();
+    open.splice(open.indexOf(bus), 1);
+    const reopened = await openLocal(dir, 4096);
+    await reopened.ensureTopics([{ name: 'forget.test', consumers: ['store'] }]);
+    expect(reopened.committed('exporter-gone', 'forget.test', 0)).toBeUndefined();
+    const start = reopened.topic('forget.test').partitions[0]!.startOffset;
+    expect(await reopened.lag('exporter-gone', 'forget.test')).toBe(400 - start);
+    const again = await readAll(reopened, 'forget.test', 'exporter-gone', 400 - start);
+    expect(again[0]!.offset).toBe(String(start));
+  });
+});

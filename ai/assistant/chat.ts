@@ -2,14 +2,22 @@
 // provider the session's configuration names, the loop, and every step
 // stored in the session (the question first, so a crash part way loses
 // nothing the user typed).
+//
+// Questions to one session are answered one at a time, under a lock in hot
+// state, so across API processes too: a second question waits for the
+// first's answer, reads it as history, and numbers its messages after it.
+// Two at once would both have read the same history and given their
+// messages the same positions.
 import type { Store } from '../../clickhouse/client.js';
 import type { AiConfig } from '../../clickhouse/tables/ai-configs.js';
-import { appendAiMessages, saveAiSession, sessionMessages, type AiMessage, type AiSession } from '../../clickhouse/tables/ai-sessions.js';
+import { appendAiMessages, getAiSession, saveAiSession, sessionMessages, type AiMessage, type AiSession } from '../../clickhouse/tables/ai-sessions.js';
 import type { GraphScopes } from '../../config/env.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { OutboundClient } from '../../lib/outbound/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
+import { LockBusy, withLock } from '../../pipeline/state/lock.js';
+import type { HotState } from '../../pipeline/state/types.js';
 import { createProvider } from '../providers/index.js';
 import type { ProviderError, Turn } from '../providers/types.js';
 import { offeredTools, type ToolCallRecord } from '../tools/run.js';
@@ -19,9 +27,21 @@ import { runAssistantLoop, type LoopEvent, type StopReason } from './loop.js';
 /** Stored messages sent back to the model with a new question, at most: the context of a model is finite. */
 const HISTORY_MESSAGES = 60;
 const TITLE_CHARS = 80;
+/** Past the configuration's time per question: writing the steps, and a tool call that ran on past the deadline. */
+const LOCK_MARGIN_MS = 120_000;
+
+/** Another question of the session was being answered for longer than one may take. */
+export class SessionBusy extends Error {
+  constructor(readonly sessionId: string) {
+    super('another question in this session is still being answered; ask again once it is');
+    this.name = 'SessionBusy';
+  }
+}
 
 export interface QuestionInput {
   store: Store;
+  /** Where the session's lock is held: shared by every API process. */
+  state: HotState;
   outbound: OutboundClient;
   box: SecretBox;
   logger: Logger;
@@ -60,7 +80,20 @@ function historyTurns(messages: AiMessage[]): Turn[] {
 }
 
 export async function answerQuestion(input: QuestionInput): Promise<QuestionResult> {
-  const { store, session, config, caller } = input;
+  const timeoutMs = input.config.timeout_seconds * 1000;
+  const lease = { leaseMs: timeoutMs + LOCK_MARGIN_MS, waitMs: timeoutMs + LOCK_MARGIN_MS };
+  try {
+    return await withLock(input.state, `lock:ai-session:${input.session.id}`, lease, () => answerAlone(input));
+  } catch (err) {
+    if (err instanceof LockBusy) throw new SessionBusy(input.session.id);
+    throw err;
+  }
+}
+
+async function answerAlone(input: QuestionInput): Promise<QuestionResult> {
+  const { store, config, caller } = input;
+  // Read again under the lock: a question answered meanwhile may have titled it.
+  const session = (await getAiSession(store, caller.orgId, input.session.id)) ?? input.session;
   const previous = await sessionMessages(store, caller.orgId, session.id);
   let seq = previous.length;
   const message = (fields: Partial<AiMessage> & Pick<AiMessage, 'role' | 'content'>): AiMessage => ({

@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { answerQuestion, type QuestionResult } from '../../ai/assistant/chat.js';
+import { answerQuestion, SessionBusy, type QuestionResult } from '../../ai/assistant/chat.js';
 import { STOP_REASONS } from '../../ai/assistant/loop.js';
 import { loadMcpConfig, McpConfig, Origin, saveMcpConfig, TOOL_NAMES, type StoredMcpConfig } from '../../ai/mcp/config.js';
 import { ProviderError } from '../../ai/providers/types.js';
@@ -180,6 +180,11 @@ async function ownSession(deps: ApiDeps, auth: AuthContext, id: string): Promise
   return session;
 }
 
+/** Questions to one session are answered one at a time; a second waits, and gives up only if the first outlasts its time. */
+function sessionBusy(err: SessionBusy): HttpError {
+  return new HttpError(409, 'conflict', err.message, { session_id: err.sessionId });
+}
+
 async function usableConfig(deps: ApiDeps, orgId: string, id: string): Promise<AiConfig> {
   const config = await getAiConfig(deps.store, orgId, id);
   if (!config) throw new HttpError(409, 'conflict', 'the AI configuration of this session was deleted; start a new session');
@@ -258,6 +263,7 @@ export const aiRoutes: Route[] = [
     body: CreateConfig,
     response: ConfigSchema,
     successStatus: 201,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const now = new Date().toISOString();
       const isDefault = body.is_default ?? (await getDefaultAiConfig(deps.store, auth.orgId)) === null;
@@ -286,7 +292,7 @@ export const aiRoutes: Route[] = [
     params: IdParams,
     body: UpdateConfig,
     response: ConfigSchema,
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, body, auth, deps, ctx }) {
       const before = await findConfig(deps, auth.orgId, params.id);
       const { base_url, api_key, ...rest } = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<z.output<typeof UpdateConfig>>;
@@ -309,7 +315,7 @@ export const aiRoutes: Route[] = [
     permission: 'ai:manage',
     params: IdParams,
     response: z.null(),
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, auth, deps, ctx }) {
       const config = await findConfig(deps, auth.orgId, params.id);
       await deleteAiConfig(deps.store, config);
@@ -369,7 +375,7 @@ export const aiRoutes: Route[] = [
     path: '/v1/ai/sessions/:id/messages',
     summary: 'Ask a question in a session: the assistant reads cairn\'s data through tools, with the caller\'s permissions, and answers',
     description:
-      'Bounded per question by the configuration (tool calls, tokens, time); stop_reason says why it stopped. With "stream": true (or Accept: text/event-stream) the answer is server-sent events: assistant, tool_result, then done (this answer) or error. A provider error is 502 and a provider timeout 504, with the provider\'s message; the question and any tool results stay in the session. Tools that change data are offered only with "allow_writes": true and the permission (docs/ai.md).',
+      'Bounded per question by the configuration (tool calls, tokens, time); stop_reason says why it stopped. With "stream": true (or Accept: text/event-stream) the answer is server-sent events: assistant, tool_result, then done (this answer) or error. A provider error is 502 and a provider timeout 504, with the provider\'s message; the question and any tool results stay in the session. Tools that change data are offered only with "allow_writes": true and the permission (docs/ai.md). Questions to one session are answered one at a time, across API processes: a second waits for the first\'s answer (and sees it as history); 409 if the first outlasts the configuration\'s time.',
     tag: 'AI',
     permission: 'ai:read',
     // Tool calls are each in the audit log (ai.tool_call); the question itself is the user's data, kept in the session.
@@ -390,6 +396,7 @@ export const aiRoutes: Route[] = [
       const ask = (onEvent?: Parameters<typeof answerQuestion>[0]['onEvent']) =>
         answerQuestion({
           store: deps.store,
+          state: deps.state,
           outbound: deps.outbound,
           box: deps.identity.box,
           logger: deps.logger,
@@ -417,13 +424,20 @@ export const aiRoutes: Route[] = [
             } else send('done', presentAnswer(session.id, result));
           })
           .catch((err: unknown) => {
+            if (err instanceof SessionBusy) {
+              const busy = sessionBusy(err);
+              send('error', { status: busy.status, code: busy.code, message: busy.message, details: busy.details });
+              return;
+            }
             deps.logger.error({ err, session: session.id }, 'AI question failed');
             send('error', { status: 500, code: 'internal_error', message: 'Internal server error', details: { session_id: session.id } });
           })
           .finally(() => stream.end());
         return { message: 'streaming', data: STREAMED, raw: { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, body: stream } };
       }
-      const result = await ask();
+      const result = await ask().catch((err: unknown) => {
+        throw err instanceof SessionBusy ? sessionBusy(err) : err;
+      });
       if (result.error) throw providerHttpError(result.error, session.id);
       const note = result.stoppedEarly ? ` (stopped early: ${result.stopReason})` : '';
       return { message: `Answered${note}`, data: presentAnswer(session.id, result) };
@@ -463,6 +477,7 @@ export const aiRoutes: Route[] = [
     permission: 'ai:manage',
     body: UpdateMcpConfig,
     response: McpConfigSchema,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const before = await loadMcpConfig(deps.store, auth.orgId);
       const { updated_at: _at, updated_by: _by, ...current } = before;

@@ -133,6 +133,7 @@ export const applianceRoutes = [
     permission: 'settings:manage',
     body: ApplianceChange,
     response: ConfigAnswer,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const before = await configAnswer(deps);
       const stored = { ...(await readStored(deps.store, deps.config)).values } as Record<string, unknown>;

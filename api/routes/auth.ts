@@ -68,7 +68,7 @@ export const authRoutes = [
     audit: false,
     body: z.object({ email: z.string().trim().min(1, 'email is required').max(320), password: z.string().min(1, 'password is required').max(1024) }),
     response: LoginAnswer,
-    errors: [401, 429],
+    errors: [401, 429, 503],
     async handler({ body, deps, ctx }) {
       const { identity, config } = deps;
       const wait = await identity.guard.retryAfter(body.email, ctx.ip);
@@ -231,7 +231,7 @@ export const samlRoutes = [
     body: z.object({ SAMLResponse: z.string().min(1, 'SAMLResponse is required').max(MAX_RESPONSE_BYTES), RelayState: z.string().max(1024).optional() }),
     response: z.null(),
     successStatus: 302,
-    errors: [401, 404],
+    errors: [401, 404, 503],
     async handler({ body, deps, ctx }) {
       const settings = await samlSettings(deps);
       const result = await consumeAssertion(samlConfigOf(settings, deps.config.identity.publicUrl), deps.state, body);

@@ -175,6 +175,7 @@ export const exporterRoutes = [
     body: CreateBody,
     response: ExporterSchema,
     successStatus: 201,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       checkQuery(body.query);
       const settings = checkSettings(deps, body.type, mergeSettings(body.type, {}, body.settings));
@@ -208,7 +209,7 @@ export const exporterRoutes = [
     params: IdParams,
     body: UpdateBody,
     response: ExporterSchema,
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, body, auth, deps, ctx }) {
       const before = await findExporter(deps, auth.orgId, params.id);
       const type = body.type ?? before.type;
@@ -245,7 +246,7 @@ export const exporterRoutes = [
     permission: 'settings:manage',
     params: IdParams,
     response: z.null(),
-    errors: [404],
+    errors: [404, 503],
     async handler({ params, auth, deps, ctx }) {
       const exporter = await findExporter(deps, auth.orgId, params.id);
       await deleteExporter(deps.store, exporter);

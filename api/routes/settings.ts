@@ -65,6 +65,7 @@ export const settingsRoutes = [
     permission: 'settings:manage',
     body: AuthSettingsChange,
     response: AuthSettings,
+    errors: [503],
     async handler({ body, auth, deps, ctx }) {
       const before = await deps.identity.settings(auth.orgId);
       const after = applyChange(before, body);
@@ -128,6 +129,7 @@ export const settingsRoutes = [
     permission: 'settings:manage',
     response: z.object({ private_key: z.string(), certificate: z.string() }),
     successStatus: 201,
+    errors: [503],
     async handler({ auth, deps, ctx }) {
       const pair = await generateSpKeypair();
       const settings = await deps.identity.settings(auth.orgId);

@@ -153,7 +153,7 @@ export const tlsRoutes = [
     },
     response: CertificateSchema,
     successStatus: 201,
-    errors: [409, 413, 415],
+    errors: [409, 413, 415, 503],
     async handler({ auth, deps, ctx }) {
       const upload = await readUpload(ctx);
       const pair = checked(upload);
@@ -194,7 +194,7 @@ export const tlsRoutes = [
     permission: 'settings:manage',
     params: IdParams,
     response: CertificateSchema,
-    errors: [404, 409],
+    errors: [404, 409, 503],
     async handler({ params, auth, deps, ctx }) {
       const cert = await findCertificate(deps, auth.orgId, params.id);
       const previous = await activeCertificate(deps.store, auth.orgId);
@@ -218,7 +218,7 @@ export const tlsRoutes = [
     permission: 'settings:manage',
     params: IdParams,
     response: z.null(),
-    errors: [404, 409],
+    errors: [404, 409, 503],
     async handler({ params, auth, deps, ctx }) {
       const cert = await findCertificate(deps, auth.orgId, params.id);
       const active = (await activeCertificate(deps.store, auth.orgId))?.id === cert.id;

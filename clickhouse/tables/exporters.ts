@@ -90,8 +90,8 @@ export async function listExporters(store: Store, orgId: string, page: Page): Pr
   return { exporters: rows.map(fromRow), total };
 }
 
-/** Every enabled exporter of every organization, for the exporters stage. */
-export async function listEnabledExporters(store: Store): Promise<StoredExporter[]> {
-  const rows = await queryRows(store, `SELECT ${COLUMNS} FROM exporters FINAL WHERE enabled ORDER BY org_id, id`, new SqlParams());
+/** Every exporter of every organization, enabled or not (deleted ones are gone), for the exporters stage. */
+export async function listAllExporters(store: Store): Promise<StoredExporter[]> {
+  const rows = await queryRows(store, `SELECT ${COLUMNS} FROM exporters FINAL ORDER BY org_id, id`, new SqlParams());
   return rows.map(fromRow);
 }

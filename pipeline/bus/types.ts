@@ -62,6 +62,14 @@ export interface Bus {
   /** Resolves once the bus has durably accepted every message (acks=all / fsync). */
   send(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Deletes a consumer group that will not consume again (a deleted
+   * exporter's): its committed offsets go, and it no longer holds the
+   * in-process log's retention back. A group of that name subscribing later
+   * starts as a new one. Refused while the group has members (stop its
+   * subscriptions first); a group the bus does not know is already forgotten.
+   */
+  forgetGroup(group: string): Promise<void>;
   /** Messages in `topic` not yet committed by `group`, summed over partitions. */
   lag(group: string, topic: string): Promise<number>;
   close(): Promise<void>;

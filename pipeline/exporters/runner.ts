@@ -13,7 +13,7 @@
 import type { Config } from '../../config/env.js';
 import type { Store } from '../../clickhouse/client.js';
 import type { Artifact } from '../../clickhouse/tables/artifacts.js';
-import { listEnabledExporters, type StoredExporter } from '../../clickhouse/tables/exporters.js';
+import { listAllExporters, type StoredExporter } from '../../clickhouse/tables/exporters.js';
 import { errorMessage } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { noteError } from '../../lib/recent-errors.js';
@@ -59,6 +59,8 @@ export class ExporterRunner {
   private readonly running = new Map<string, Running>();
   /** In-process bus only: the groups of exporters stopped since this process started (see retire). */
   private readonly retired = new Map<string, Subscription>();
+  /** Deleted exporters this process ran, whose consumer group is still to be forgotten (see forgetDeleted). */
+  private readonly deleted = new Set<string>();
   /** Exporters whose destination is failing, since when (ms), to log the recovery. */
   private readonly failingSince = new Map<string, number>();
   private readonly box: SecretBox | null;
@@ -97,13 +99,23 @@ export class ExporterRunner {
 
   private async sync(): Promise<void> {
     if (this.stopped) return;
-    const wanted = new Map((await listEnabledExporters(this.parts.store)).map((e) => [e.id, e]));
+    const stored = await listAllExporters(this.parts.store);
+    const exists = new Set(stored.map((e) => e.id));
+    const wanted = new Map(stored.filter((e) => e.enabled).map((e) => [e.id, e]));
     for (const [id, run] of this.running) {
       const current = wanted.get(id);
       if (current && current.updated_at === run.exporter.updated_at) continue;
       await this.stopExporter(id);
-      if (!current) await this.retire(id);
+      if (!current && exists.has(id)) await this.retire(id);
+      else if (!current) this.deleted.add(id);
     }
+    for (const [id, subscription] of this.retired) {
+      if (exists.has(id)) continue;
+      await subscription.stop();
+      this.retired.delete(id);
+      this.deleted.add(id);
+    }
+    await this.forgetDeleted();
     for (const exporter of wanted.values()) {
       if (this.running.has(exporter.id) || this.stopped) continue;
       try {
@@ -260,16 +272,39 @@ export class ExporterRunner {
   /**
    * In the in-process bus a group that subscribed once counts for retention
    * until the process restarts (the topic keeps it among its consumers), so
-   * the group of a deleted or disabled exporter would keep every later
-   * artifacts.raw segment on disk. Until the restart it follows the topic
-   * without sending: nothing is lost by it, since a re-enabled exporter
-   * forwards only what arrives after (active_since). Kafka keeps by its own
-   * retention, so there the group is simply left.
+   * the group of a disabled exporter would keep every later artifacts.raw
+   * segment on disk. Until the restart, or until the exporter is deleted
+   * (and its group forgotten), it follows the topic without sending: nothing
+   * is lost by it, since a re-enabled exporter forwards only what arrives
+   * after (active_since). Kafka keeps by its own retention, so there the
+   * group is simply left.
    */
   private async retire(id: string): Promise<void> {
     const { bus } = this.parts;
     if (bus.kind !== 'local' || this.retired.has(id) || this.stopped) return;
     this.retired.set(id, await bus.subscribe({ group: exporterGroup(id), topic: artifactsRaw.name, maxBatchSize: 5000, maxWaitMs: 1000, handler: async () => {} }));
+  }
+
+  /**
+   * A deleted exporter's group will never consume again: the bus forgets it
+   * (its offsets, and in the in-process bus its hold on retention), and its
+   * failure mark goes with it. On Kafka, another worker may still be a
+   * member until its own reload: the last to leave succeeds, and one that
+   * fails tries again at the next reload. Exporters deleted while no process ran them keep their group
+   * until the broker expires it (offsets.retention.minutes); in the
+   * in-process bus such a group holds nothing back after a restart.
+   */
+  private async forgetDeleted(): Promise<void> {
+    for (const id of this.deleted) {
+      try {
+        await this.parts.bus.forgetGroup(exporterGroup(id));
+        await this.parts.state.delete(failureMarkKey(id));
+        this.deleted.delete(id);
+        this.parts.logger.info({ exporter: id, group: exporterGroup(id) }, 'deleted exporter\'s consumer group forgotten');
+      } catch (err) {
+        this.parts.logger.debug({ exporter: id, err: errorMessage(err) }, 'could not forget the deleted exporter\'s consumer group yet; trying again at the next reload');
+      }
+    }
   }
 
   private async updateLag(): Promise<void> {

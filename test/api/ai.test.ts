@@ -16,6 +16,7 @@ import { listObservations, saveObservations } from '../../clickhouse/tables/obse
 import { PERMISSIONS } from '../../identity/permissions.js';
 import { startTestApi, TEST_JWT_SECRET, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
+import { askTwiceAtOnce } from '../helpers/ai-questions.js';
 import { startScriptedLlm, type ChatRequest, type ScriptedLlm } from '../helpers/scripted-llm.js';
 
 let api: TestApi;
@@ -278,6 +279,14 @@ describe('the assistant loop', () => {
     expect(sample('svc_ai_tokens_total', `config_id="${configId}",user="tester",kind="completion"`)).toBe('12');
     expect(sample('svc_ai_model_calls_total', `config_id="${configId}",user="tester",outcome="ok"`)).toBe('2');
     expect(Number(sample('svc_ai_tool_calls_total', 'surface="assistant",tool="list_incidents",user="tester",outcome="ok"'))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('questions sent at once to one session', () => {
+  it('answers them one after the other, each question followed by its answer', async () => {
+    const { admin } = await newOrg();
+    const session = await api.request('POST', '/api/v1/ai/sessions', { token: admin, body: {} });
+    await askTwiceAtOnce(llm, api, [api.url, api.url], admin, (session.body.data as { id: string }).id);
   });
 });
 

@@ -10,7 +10,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../identity/permissions.js';
+import type { LocalBus } from '../../pipeline/bus/local/local-bus.js';
 import type { DeliveredMessage, Subscription } from '../../pipeline/bus/types.js';
+import { failureMarkKey } from '../../pipeline/exporters/runner.js';
 import { systemEvents } from '../../topics/index.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually, uniqueName } from '../helpers/buses.js';
@@ -208,6 +210,36 @@ describe('exporters', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.messages).toHaveLength(14);
     expect((await api.request('GET', `/api/v1/exporters/${syslogId}`, { token })).status).toBe(404);
+  });
+
+  it('forgets a deleted exporter\'s consumer group (offsets, retention hold, failure mark); one created again with the same name starts fresh', async () => {
+    const bus = api.runtime.bus as LocalBus;
+    const body = { name: 'forget me', query: '"forget-marker"', type: 'syslog', settings: { host: '127.0.0.1', port: receiver.port } };
+    const first = await create(body);
+    const group = `exporter-${first.id}`;
+    await eventually(async () => expect(await runs(first.id)).toBe(true), 15_000, 100);
+    const [one] = await ingest([`${failed(400)} forget-marker`]);
+    await eventually(() => expect(receiver.ids()).toContain(one), 20_000, 100);
+    await caughtUp(first.id);
+    expect(bus.committed(group, 'artifacts.raw', 0)).toBeGreaterThan(0);
+    expect(bus.topic('artifacts.raw').consumers.has(group)).toBe(true);
+    await api.runtime.state.set(failureMarkKey(first.id), 'raised earlier', 60_000);
+
+    expect((await api.request('DELETE', `/api/v1/exporters/${first.id}`, { token })).status).toBe(200);
+    await eventually(() => expect(bus.committed(group, 'artifacts.raw', 0)).toBeUndefined(), 15_000, 100);
+    expect(bus.topic('artifacts.raw').consumers.has(group)).toBe(false);
+    expect(await api.runtime.state.get(failureMarkKey(first.id))).toBeNull();
+
+    // The same name again: a new exporter (a new id and group) that forwards only what arrives from now on.
+    const again = await create(body);
+    expect(again.id).not.toBe(first.id);
+    await eventually(async () => expect(await runs(again.id)).toBe(true), 15_000, 100);
+    const [two] = await ingest([`${failed(401)} forget-marker`]);
+    await eventually(() => expect(receiver.ids()).toContain(two), 20_000, 100);
+    await caughtUp(again.id);
+    expect(receiver.ids().filter((id) => id === one || id === two)).toEqual([one, two]);
+    expect((await api.request('DELETE', `/api/v1/exporters/${again.id}`, { token })).status).toBe(200);
+    await eventually(() => expect(bus.committed(`exporter-${again.id}`, 'artifacts.raw', 0)).toBeUndefined(), 15_000, 100);
   });
 
   it('posts JSON lines with the bearer token to an HTTP endpoint; the token is redacted, sealed at rest and kept on update', async () => {

@@ -38,14 +38,21 @@ export function fetchKafkaJars(): string {
   return LIBS_DIR;
 }
 
-async function startLocalBroker(): Promise<RunningService> {
+/** A broker of the test's own, which it may stop and start again on the same port and data. */
+export interface LocalBroker extends RunningService {
+  /** Stops the broker (SIGKILL with `hard`, as a crash; else SIGTERM, as a clean stop) and starts it again; resolves once it answers. */
+  restart(options?: { hard?: boolean; downMs?: number }): Promise<void>;
+}
+
+/** Starts Apache Kafka from the jars (Java 17); `properties` add to or override the broker's settings. */
+export async function startLocalBroker(properties: string[] = []): Promise<LocalBroker> {
   if (!commandExists('java')) throw new Error('Kafka tests need Docker or Java 17 (apt-get install openjdk-17-jre-headless)');
   const libs = fetchKafkaJars();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kafka-'));
   const [port, controllerPort] = [await freePort(), await freePort()];
-  const properties = path.join(dir, 'server.properties');
+  const propertiesFile = path.join(dir, 'server.properties');
   fs.writeFileSync(
-    properties,
+    propertiesFile,
     [
       'process.roles=broker,controller',
       'node.id=1',
@@ -63,6 +70,7 @@ async function startLocalBroker(): Promise<RunningService> {
       'transaction.state.log.min.isr=1',
       'group.initial.rebalance.delay.ms=0',
       'auto.create.topics.enable=false',
+      ...properties,
     ].join('\n'),
   );
   const log4j = path.join(dir, 'log4j.properties');
@@ -75,15 +83,28 @@ async function startLocalBroker(): Promise<RunningService> {
   // `--cluster-id=<id>`, never `-t <id>`: one id in 64 starts with "-", which the tool then reads as an option and fails.
   // Not execFileSync: on a loaded machine the JVM takes over 10 s, and a blocked event loop timed out the other
   // services' probes started beside it (Redis answered "Connection is closed").
-  await promisify(execFile)('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', properties, '--ignore-formatted']);
+  await promisify(execFile)('java', ['-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', propertiesFile, '--ignore-formatted']);
   const logFile = path.join(dir, 'stdout.log');
-  const child = spawnLogged('java', ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', properties], logFile);
   const address = `127.0.0.1:${port}`;
-  await waitFor('Kafka broker', () => brokerAnswers(address), 90_000, child, logFile);
+  const launch = async () => {
+    const started = spawnLogged('java', ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', classpath, `-Dlog4j.configuration=file:${log4j}`, 'kafka.Kafka', propertiesFile], logFile);
+    await waitFor('Kafka broker', () => brokerAnswers(address), 90_000, started, logFile);
+    return started;
+  };
+  let child = await launch();
   return {
     name: 'kafka',
     address,
     origin: `Apache Kafka ${KAFKA_VERSION} from local jars (java, pid ${child.pid}, ${dir})`,
+    async restart({ hard = false, downMs = 0 } = {}) {
+      if (hard) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await exited;
+      } else await stopProcess(child, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      child = await launch();
+    },
     async stop() {
       await stopProcess(child, 10_000);
       fs.rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { sleep } from '../../../lib/backoff.js';
+import { TransientError } from '../../../lib/errors.js';
 import type { Logger } from '../../../lib/logger.js';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from '../types.js';
 import { OffsetStore } from './offset-store.js';
@@ -77,7 +78,8 @@ export class LocalBus implements Bus {
   }
 
   async send(topicName: string, messages: OutgoingMessage[]): Promise<void> {
-    if (this.closed) throw new Error('bus is closed');
+    // Closed: the process is stopping. A sender should try again (a restarted process takes it), as when a broker is away.
+    if (this.closed) throw new TransientError('the in-process bus is closed: cairn is stopping');
     if (messages.length === 0) return;
     const topic = this.topic(topicName);
     const now = Date.now();
@@ -124,6 +126,16 @@ export class LocalBus implements Bus {
     let lowest = Infinity;
     for (const group of topic.consumers) lowest = Math.min(lowest, this.offsets.get(group, topicName, partition) ?? 0);
     await topic.partitions[partition]!.deleteBelow(lowest);
+  }
+
+  async forgetGroup(group: string): Promise<void> {
+    for (const s of this.subscriptions) {
+      if (s.group === group) throw new Error(`group "${group}" still consumes "${s.topic}" in this process: stop it first`);
+    }
+    for (const topic of this.topics.values()) topic.consumers.delete(group);
+    const dropped = await this.offsets.forget(group);
+    // The group may have been the one holding segments back.
+    for (const { topic, partition } of dropped) if (this.topics.has(topic)) await this.deleteConsumedSegments(topic, partition);
   }
 
   async lag(group: string, topicName: string): Promise<number> {

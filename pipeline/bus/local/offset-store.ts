@@ -1,5 +1,6 @@
 // Committed consumer offsets of the in-process bus: a map kept in a
-// snapshot journal (one fsync'ed record per commit).
+// snapshot journal (one fsync'ed record per commit, and one per forgotten
+// group, which the next snapshot leaves out).
 import { SnapshotJournal } from '../../../lib/journal.js';
 
 interface OffsetRecord {
@@ -9,11 +10,16 @@ interface OffsetRecord {
   o: number;
 }
 
+/** A group forgotten: every offset it committed goes. */
+interface ForgetRecord {
+  forget: string;
+}
+
 function keyOf(group: string, topic: string, partition: number): string {
   return JSON.stringify([group, topic, partition]);
 }
 
-function encode(record: OffsetRecord): Buffer {
+function encode(record: OffsetRecord | ForgetRecord): Buffer {
   return Buffer.from(JSON.stringify(record), 'utf8');
 }
 
@@ -28,8 +34,9 @@ export class OffsetStore {
     const journal = await SnapshotJournal.open(
       path,
       (body) => {
-        const r = JSON.parse(body.toString('utf8')) as OffsetRecord;
-        committed.set(keyOf(r.g, r.t, r.p), r);
+        const r = JSON.parse(body.toString('utf8')) as OffsetRecord | ForgetRecord;
+        if ('forget' in r) dropGroup(committed, r.forget);
+        else committed.set(keyOf(r.g, r.t, r.p), r);
       },
       () => [...committed.values()].map(encode),
     );
@@ -47,7 +54,24 @@ export class OffsetStore {
     await this.journal.append([encode(record)]);
   }
 
+  /** Drops every offset `group` committed, durably; returns the (topic, partition) pairs it had. */
+  async forget(group: string): Promise<{ topic: string; partition: number }[]> {
+    const dropped = dropGroup(this.committed, group);
+    if (dropped.length > 0) await this.journal.append([encode({ forget: group })]);
+    return dropped;
+  }
+
   async close(): Promise<void> {
     await this.journal.close();
   }
+}
+
+function dropGroup(committed: Map<string, OffsetRecord>, group: string): { topic: string; partition: number }[] {
+  const dropped: { topic: string; partition: number }[] = [];
+  for (const [key, r] of committed) {
+    if (r.g !== group) continue;
+    committed.delete(key);
+    dropped.push({ topic: r.t, partition: r.p });
+  }
+  return dropped;
 }
