@@ -15,8 +15,6 @@ import { syslogMetrics } from './metrics.js';
 import { SyslogPublisher } from './publisher.js';
 import { serveRelpSession } from './relp.js';
 
-export { syslogTotals } from './metrics.js';
-export { udpSocketDrops } from './listeners.js';
 
 /** The certificate and key TLS serves, with an identity that changes when they do. */
 export interface ServedCertificate {

@@ -30,16 +30,3 @@ export const syslogMetrics = {
 export function countMessages(listener: string, outcome: MessageOutcome, n = 1): void {
   if (n > 0) syslogMetrics.messages.inc({ listener, outcome }, n);
 }
-
-/** Totals by outcome over every listener, and the refusals by reason, for the appliance stats. */
-export async function syslogTotals(): Promise<{ messages: Record<string, number>; refused: Record<string, number> }> {
-  const sum = async (counter: Counter<'listener' | 'outcome'> | Counter<'listener' | 'reason'>, label: 'outcome' | 'reason') => {
-    const totals: Record<string, number> = {};
-    for (const v of (await counter.get()).values) {
-      const key = String((v.labels as Record<string, string>)[label]);
-      totals[key] = (totals[key] ?? 0) + v.value;
-    }
-    return totals;
-  };
-  return { messages: await sum(syslogMetrics.messages, 'outcome'), refused: await sum(syslogMetrics.refused, 'reason') };
-}
