@@ -4,13 +4,17 @@
 // say what happened.
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RAW_BYTES } from '../topics/artifacts.js';
 import { TRUNCATION_MARKER } from '../ingest/syslog/message.js';
 import { CONNECTIONS_PER_SENDER } from '../ingest/syslog/listeners.js';
 import { eventually } from './helpers/buses.js';
 import { startCairn, type CairnProcess } from './helpers/cairn-process.js';
+import { startRsyslog, writeLines } from './helpers/rsyslog.js';
 import { freePort } from './services/process.js';
 
 type SyslogStats = { messages: Record<string, number>; refused: Record<string, number>; udp_socket_drops: number };
@@ -97,6 +101,28 @@ describe('syslog from logger', () => {
       expect((await cairn.search(`${run} AND source.ip:198.51.100.4 AND host.hostname:*`)).total).toBe(1);
     }, 30_000, 200);
   }, 60_000);
+
+  it('takes a file rsyslog forwards over plain TCP', async () => {
+    const run = `rs${Date.now()}`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-rsyslog-tcp-'));
+    const file = writeLines(dir, 'auth.log', Array.from({ length: 300 }, (_, i) => `Failed password for invalid user u${i} from 192.0.2.${i % 250} port ${1000 + i} ssh2 ${run}`));
+    const rsyslog = startRsyslog(`
+module(load="imfile")
+input(type="imfile" File="${file}" Tag="sshd:" Facility="auth" ruleset="forward")
+ruleset(name="forward") {
+  action(type="omfwd" target="127.0.0.1" port="${tcpPort}" protocol="tcp" action.resumeRetryCount="-1" action.resumeInterval="1")
+}
+`);
+    try {
+      await eventually(async () => expect((await cairn.search(run, 1)).total).toBe(300), 60_000, 250);
+      const [artifact] = (await cairn.search(`${run} AND source.ip:192.0.2.7`, 5)).artifacts;
+      // rsyslog's default forwarding format is RFC 3164 with its own host name; sshd names the source.
+      expect(artifact!.raw).toMatch(new RegExp(`^<37>[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\S+ sshd: Failed password for invalid user u7 from 192.0.2.7 port 1007 ssh2 ${run}$`));
+      expect(artifact!.source).toBe('auth');
+    } finally {
+      await rsyslog.stop();
+    }
+  }, 90_000);
 
   it('names the source by sender CIDR', async () => {
     const run = `c${Date.now()}`;

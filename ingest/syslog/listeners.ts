@@ -162,11 +162,9 @@ export async function startUdpListener(host: string, port: number, ctx: Listener
     if (!ctx.allow.has(sender)) return void syslogMetrics.refused.inc({ listener: 'udp', reason: 'not_allowed' });
     if (ctx.lag.behind) return drop('dropped_lag');
     if (!ctx.rate.tryTake(sender)) return drop('dropped_rate_limit');
-    let end = datagram.length;
-    while (end > 0 && (datagram[end - 1] === 0x0a || datagram[end - 1] === 0x0d)) end--;
-    if (end === 0) return;
-    const bytes = datagram.subarray(0, Math.min(end, MAX_MESSAGE_BYTES));
-    submit([{ bytes, truncated: end > MAX_MESSAGE_BYTES }], { sender, listener }, 'udp', ctx);
+    if (datagram.length === 0) return;
+    const bytes = datagram.subarray(0, Math.min(datagram.length, MAX_MESSAGE_BYTES));
+    submit([{ bytes, truncated: datagram.length > MAX_MESSAGE_BYTES }], { sender, listener }, 'udp', ctx);
   });
   return {
     port: bound,

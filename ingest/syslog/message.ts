@@ -44,6 +44,13 @@ function binaryReason(bytes: Buffer): string | null {
   return null;
 }
 
+/** An octet-counted message may still end with the LF a sender adds out of habit (rsyslog does): it is no part of the line. */
+function withoutLineEnd(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
+  return end === bytes.length ? bytes : bytes.subarray(0, end);
+}
+
 /** The longest prefix of `bytes` of at most `max` bytes that does not end inside a UTF-8 character. */
 function utf8Prefix(bytes: Buffer, max: number): Buffer {
   if (bytes.length <= max) return bytes;
@@ -90,8 +97,9 @@ export class MessageBuilder {
     return this.config.defaultSource;
   }
 
-  build(frame: Frame, origin: Origin, receivedAt: number): Built {
-    const garbage = binaryReason(frame.bytes);
+  build(received: Frame, origin: Origin, receivedAt: number): Built {
+    const frame = { ...received, bytes: withoutLineEnd(received.bytes) };
+    const garbage = frame.bytes.length === 0 ? 'empty message' : binaryReason(frame.bytes);
     if (garbage) return { garbage };
     let truncated = frame.truncated || frame.bytes.length > MAX_MESSAGE_BYTES;
     // Not UTF-8: an older device writing Latin-1 or a Windows code page. Read byte for byte as Latin-1, which loses nothing.

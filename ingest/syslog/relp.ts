@@ -180,7 +180,7 @@ export function serveRelpSession(socket: Socket, port: number, ctx: ListenerCont
       }
     }
     if (messages.length === 0) return;
-    const bytes = messages.map((m) => ({ bytes: trimLineEnd(m.data), truncated: m.truncated }));
+    const bytes = messages.map((m) => ({ bytes: m.data, truncated: m.truncated }));
     flow.inFlight += messages.length;
     const held = submit(bytes, origin, 'relp', ctx, (n) => flow.settled(n));
     held.forEach((promise, i) =>
@@ -193,11 +193,4 @@ export function serveRelpSession(socket: Socket, port: number, ctx: ListenerCont
     flow.afterRead(ctx.rate.take(origin.sender, messages.length));
   });
   // A frame cut off by a broken connection was not acknowledged: the sender still has it, nothing to count.
-}
-
-/** rsyslog sends a message without its line end; a sender that keeps it gets it cut here, as a TCP line's is. */
-function trimLineEnd(data: Buffer): Buffer {
-  let end = data.length;
-  while (end > 0 && (data[end - 1] === LF || data[end - 1] === 0x0d)) end--;
-  return data.subarray(0, end);
 }

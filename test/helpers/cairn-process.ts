@@ -16,6 +16,8 @@ const ROOT = path.join(import.meta.dirname, '..', '..');
 export interface CairnProcess {
   url: string;
   dataDir: string;
+  /** An all-permissions token of the default organization. */
+  token: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -64,6 +66,7 @@ export async function startCairn(env: Record<string, string>, dataDir = fs.mkdte
   return {
     url,
     dataDir,
+    token,
     child,
     output: () => output,
     get,
