@@ -5,10 +5,12 @@
 //   2. UDP: 20,000 messages/s offered for 30 s: how many were received (accepted), dropped
 //      (by cairn, counted; by the kernel, counted; never seen), and searchable.
 //
-//   node --import tsx bench/syslog.ts [--messages 200000] [--connections 2] [--udp-rate 20000] [--udp-seconds 30]
+//   node --import tsx bench/syslog.ts [--messages 200000] [--connections 2] [--udp-rate 20000] [--udp-seconds 30 (0: no UDP phase)]
 import dgram from 'node:dgram';
+import fs from 'node:fs';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
+import { parseSyslogHeader } from '../pipeline/parser/syslog-header.js';
 import { freePort } from '../test/services/process.js';
 import { benchToken, loadSamples, machineLine, startCairn, type CairnProcess } from './lib.js';
 
@@ -45,6 +47,18 @@ async function syslogStats(cairn: CairnProcess): Promise<{ messages: Record<stri
   return ((await res.json()) as { data: { ingest: { syslog: { messages: Record<string, number>; udp_socket_drops: number } } } }).data.ingest.syslog;
 }
 
+/** The listeners open after the stages, which is after /healthz answers: wait for the port. */
+async function waitListening(protocol: 'tcp' | 'udp', port: number): Promise<void> {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')} `;
+  for (let i = 0; i < 1200; i++) {
+    const table = fs.readFileSync(`/proc/net/${protocol}`, 'utf8');
+    // A bound UDP socket, or a TCP socket in state 0A (LISTEN), on the port.
+    if (table.split('\n').some((line) => line.includes(hexPort) && (protocol === 'udp' || / 0A /.test(line)))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on ${protocol} port ${port}`);
+}
+
 /** Sample lines as RFC 3164 messages with a header a syslog daemon would write. */
 function syslogLines(count: number): string[] {
   const { lines } = loadSamples();
@@ -60,6 +74,7 @@ async function tcpPhase(lines: string[]): Promise<number> {
   const port = await freePort();
   const cairn = await startCairn({ CAIRN_SYSLOG_TCP_PORT: String(port), CAIRN_DEFAULT_RULES: 'off' });
   try {
+    await waitListening('tcp', port);
     const started = performance.now();
     const share = Math.ceil(lines.length / CONNECTIONS);
     await Promise.all(
@@ -102,7 +117,13 @@ async function httpPhase(lines: string[]): Promise<number> {
     await Promise.all(
       Array.from({ length: 2 }, async () => {
         while (next < lines.length) {
-          const batch = lines.slice(next, (next += BATCH)).map((raw) => ({ source: SOURCE, raw }));
+          // The rows syslog makes: the header's time, the sender in metadata; so both phases store the same.
+          const batch = lines.slice(next, (next += BATCH)).map((raw) => ({
+            source: SOURCE,
+            raw,
+            timestamp: parseSyslogHeader(raw, { source: SOURCE, receivedAt: Date.now() })?.timestamp,
+            metadata: { 'syslog.sender': '127.0.0.1', 'syslog.listener': 'tcp/0' },
+          }));
           for (;;) {
             const res = await fetch(`${cairn.url}/api/v1/artifacts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ artifacts: batch }) });
             await res.arrayBuffer();
@@ -127,6 +148,7 @@ async function udpPhase(lines: string[]): Promise<void> {
   const cairn = await startCairn({ CAIRN_SYSLOG_UDP_PORT: String(port), CAIRN_DEFAULT_RULES: 'off' });
   const socket = dgram.createSocket('udp4');
   try {
+    await waitListening('udp', port);
     const offered = UDP_RATE * UDP_SECONDS;
     const TICK_MS = 10;
     const perTick = (UDP_RATE * TICK_MS) / 1000;
@@ -166,4 +188,4 @@ const lines = syslogLines(MESSAGES);
 const tcp = await tcpPhase(lines);
 const http = await httpPhase(lines);
 console.log(`syslog TCP / HTTP ingest, end to end: ${((tcp / http) * 100).toFixed(0)} %`);
-await udpPhase(lines);
+if (UDP_SECONDS > 0) await udpPhase(lines);

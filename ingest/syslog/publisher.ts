@@ -1,6 +1,8 @@
 // Messages from every syslog listener go onto the bus in batches: one bus
 // send carries up to MAX_BATCH artifacts (a send per message would cost a
-// round trip, an fsync or a Kafka request, each). A message's promise
+// round trip, an fsync or a Kafka request, each). One send is in flight at a
+// time and the next batch fills while it is (group commit): under load the
+// batches grow by themselves, when idle a message waits BATCH_WAIT_MS at most. A message's promise
 // resolves once the bus holds its batch, which is when RELP acknowledges
 // it; garbage goes to artifacts.raw.dlq with its reason the same way.
 import type { Bus, OutgoingMessage } from '../../pipeline/bus/index.js';
@@ -23,7 +25,7 @@ interface Pending {
 export class SyslogPublisher {
   private pending: Pending | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private sending = new Set<Promise<void>>();
+  private sending: Promise<void> | null = null;
 
   constructor(private readonly bus: Bus) {}
 
@@ -71,23 +73,31 @@ export class SyslogPublisher {
     if (batch.artifacts.length + batch.deadLetters.length >= MAX_BATCH) this.flush();
   }
 
+  /** Sends the waiting batch now, or as soon as the send in flight has finished. */
   private flush(): void {
-    const batch = this.pending;
-    if (!batch) return;
-    this.pending = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const sent = (async () => {
+    if (this.sending || !this.pending) return;
+    const batch = this.pending;
+    this.pending = null;
+    this.sending = (async () => {
       if (batch.artifacts.length) await publish(this.bus, artifactsRaw, batch.artifacts);
       if (batch.deadLetters.length) await this.bus.send(artifactsRaw.dlq, batch.deadLetters);
-    })().then(batch.resolve, batch.reject);
-    this.sending.add(sent);
-    void sent.finally(() => this.sending.delete(sent));
+    })()
+      .then(batch.resolve, batch.reject)
+      .finally(() => {
+        this.sending = null;
+        // What arrived meanwhile goes at once: it has waited for this send already.
+        if (this.pending) this.flush();
+      });
   }
 
   /** Sends what is waiting and resolves once every send has finished (at shutdown, before the bus closes). */
   async drain(): Promise<void> {
     this.flush();
-    await Promise.allSettled([...this.sending]);
+    while (this.sending) {
+      await this.sending;
+      this.flush();
+    }
   }
 }
