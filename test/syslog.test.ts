@@ -105,7 +105,7 @@ describe('syslog from logger', () => {
   it('takes a file rsyslog forwards over plain TCP', async () => {
     const run = `rs${Date.now()}`;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-rsyslog-tcp-'));
-    const file = writeLines(dir, 'auth.log', Array.from({ length: 300 }, (_, i) => `Failed password for invalid user u${i} from 192.0.2.${i % 250} port ${1000 + i} ssh2 ${run}`));
+    const file = writeLines(dir, 'auth.log', Array.from({ length: 300 }, (_, i) => `Failed password for invalid user u${i} from 198.18.${Math.floor(i / 250)}.${i % 250} port ${1000 + i} ssh2 ${run}`));
     const rsyslog = startRsyslog(`
 module(load="imfile")
 input(type="imfile" File="${file}" Tag="sshd:" Facility="auth" ruleset="forward")
@@ -115,9 +115,9 @@ ruleset(name="forward") {
 `);
     try {
       await eventually(async () => expect((await cairn.search(run, 1)).total).toBe(300), 60_000, 250);
-      const [artifact] = (await cairn.search(`${run} AND source.ip:192.0.2.7`, 5)).artifacts;
+      const [artifact] = (await cairn.search(`${run} AND source.ip:198.18.0.7`, 5)).artifacts;
       // rsyslog's default forwarding format is RFC 3164 with its own host name; sshd names the source.
-      expect(artifact!.raw).toMatch(new RegExp(`^<37>[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\S+ sshd: Failed password for invalid user u7 from 192.0.2.7 port 1007 ssh2 ${run}$`));
+      expect(artifact!.raw).toMatch(new RegExp(`^<37>[A-Z][a-z]{2} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d \\S+ sshd: Failed password for invalid user u7 from 198.18.0.7 port 1007 ssh2 ${run}$`));
       expect(artifact!.source).toBe('auth');
     } finally {
       await rsyslog.stop();
