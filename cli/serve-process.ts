@@ -17,6 +17,11 @@ import { announceChange } from '../pipeline/state/index.js';
 import { applyPackAtStart, installedBy } from '../rules/pack.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
 import { startClickHouseHttp } from '../api/clickhouse-http/server.js';
+import { startSyslogListeners, type SyslogListeners } from '../ingest/syslog/index.js';
+import { IngestLag } from '../pipeline/ingest-lag.js';
+import { consumersOf } from '../pipeline/stages.js';
+import { artifactsRaw } from '../topics/index.js';
+import { activeCertificate } from '../clickhouse/tables/tls-certificates.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
@@ -33,6 +38,23 @@ async function serve(runtime: Runtime, identity: Identity): Promise<{ server: ht
   // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
   const tls = await startTls({ app, ...runtime, box: identity.box });
   return { server, tls };
+}
+
+/** The syslog listeners whose ports are set (docs/syslog.md), where ingest runs; TLS serves the TLS settings' certificate. */
+async function startSyslog(runtime: Runtime, identity: Identity): Promise<SyslogListeners | null> {
+  const { config, bus, store, logger } = runtime;
+  const { udpPort, tcpPort, tlsPort, relpPort } = config.syslog;
+  if ([udpPort, tcpPort, tlsPort, relpPort].every((p) => p === undefined)) return null;
+  return startSyslogListeners({
+    config,
+    bus,
+    lag: new IngestLag(bus, artifactsRaw.name, consumersOf(artifactsRaw.name, config.pipeline.topology), () => runtime.config.ingestMaxLag),
+    logger,
+    async certificate() {
+      const active = await activeCertificate(store, config.orgId);
+      return active && { id: `${active.id}/${active.fingerprint_sha256}`, cert: active.chain_pem, key: identity.box.open(active.key_sealed) };
+    },
+  });
 }
 
 /** On an empty user table, makes the first admin and says once how to log in; true when it made one. */
@@ -143,6 +165,8 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
   // Reporting over ClickHouse's HTTP protocol where the API runs (opt-in: CAIRN_CLICKHOUSE_HTTP_PORT).
   const reporting = identity ? await startClickHouseHttp({ store: runtime.store, identity, config, logger }) : null;
   const subscriptions = await startStages(runtime, stageNames);
+  // After the stages: a listener's first messages find the pipeline reading.
+  const syslog = identity ? await startSyslog(runtime, identity) : null;
   const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
   const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
   // Backfill jobs run where the API does; the first check takes up those a restart interrupted.
@@ -150,6 +174,7 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
   return async () => {
     stopSnapshots();
     stopFeeds();
+    await syslog?.close();
     await Promise.all(subscriptions.map((s) => s.stop()));
     await reporting?.close();
     if (served) {

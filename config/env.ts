@@ -111,6 +111,47 @@ const outboundAllow = z.string().transform((v, ctx) => {
   }
 });
 
+/** CIDRs, each checked (the syslog listeners' allow list). */
+const cidrList = z.string().transform((v, ctx) => {
+  try {
+    return v.split(',').map((e) => e.trim()).filter(Boolean).map((entry) => {
+      const [address, bits] = ipaddr.parseCIDR(entry);
+      return `${address.toString()}/${bits}`;
+    });
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of CIDRs (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
+
+/** One rule of CAIRN_SYSLOG_SOURCES: messages from a CIDR, or with a syslog app-name, get a source name. */
+export type SyslogSourceRule = { kind: 'cidr'; cidr: string; source: string } | { kind: 'app'; app: string; source: string };
+
+/** "10.1.0.0/16=firewall,suricata=suricata": the first rule that matches a message names its source. */
+const syslogSources = z.string().transform((v, ctx) => {
+  const rules: SyslogSourceRule[] = [];
+  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^([^=\s]+)\s*=\s*([A-Za-z0-9._-]{1,128})$/.exec(part);
+    if (!match) {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not cidr=source or app-name=source (e.g. 10.1.0.0/16=firewall,suricata=suricata)` });
+      return z.NEVER;
+    }
+    const [, key, source] = match as unknown as [string, string, string];
+    if (key.includes('/')) {
+      try {
+        const [address, bits] = ipaddr.parseCIDR(key);
+        rules.push({ kind: 'cidr', cidr: `${address.toString()}/${bits}`, source });
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `"${key}" is not a CIDR (${(err as Error).message})` });
+        return z.NEVER;
+      }
+    } else {
+      rules.push({ kind: 'app', app: key, source });
+    }
+  }
+  return rules;
+});
+
 const timezoneOffset = z.string().regex(/^(Z|UTC|[+-]\d{2}:\d{2})$/, 'must be an offset such as +02:00, or UTC');
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -179,6 +220,15 @@ const EnvSchema = z.object({
   CAIRN_CLICKHOUSE_HTTP_HOST: withDefault(z.string().min(1), '127.0.0.1'),
   CAIRN_CLICKHOUSE_HTTP_MAX_EXECUTION_TIME: withDefault(z.coerce.number().int().min(1).max(3600), 60),
   CAIRN_CLICKHOUSE_HTTP_MAX_MEMORY: withDefault(z.coerce.number().int().min(1_000_000), 2_000_000_000),
+  CAIRN_SYSLOG_UDP_PORT: optional(port),
+  CAIRN_SYSLOG_TCP_PORT: optional(port),
+  CAIRN_SYSLOG_TLS_PORT: optional(port),
+  CAIRN_SYSLOG_RELP_PORT: optional(port),
+  CAIRN_SYSLOG_SOURCE: withDefault(z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be a source name (letters, digits, dot, underscore, dash)'), 'syslog'),
+  CAIRN_SYSLOG_SOURCES: withDefault(syslogSources, ''),
+  CAIRN_SYSLOG_ALLOW: withDefault(cidrList, '127.0.0.0/8,::1/128'),
+  CAIRN_SYSLOG_TLS_CLIENT_CA: optional(z.string().min(1)),
+  CAIRN_SYSLOG_RATE_LIMIT: withDefault(positiveInt, 100_000),
   CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
@@ -255,6 +305,8 @@ export interface Config {
    * rule is run over when it is enabled (0: not), and events read per page.
    */
   backfill: { onEnableDays: number; pageSize: number };
+  /** Syslog listeners (docs/syslog.md); each runs only when its port is set. */
+  syslog: SyslogConfig;
   /** Reports taken as snapshots once a day (empty: none). */
   reports: {
     scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[];
@@ -270,6 +322,23 @@ export interface ClickHouseHttpConfig {
   maxExecutionSeconds: number;
   /** ...and at this much memory (max_memory_usage). */
   maxMemoryBytes: number;
+}
+
+export interface SyslogConfig {
+  udpPort?: number;
+  tcpPort?: number;
+  /** RFC 5425, with the TLS settings' active certificate (docs/tls.md). */
+  tlsPort?: number;
+  relpPort?: number;
+  /** The source of a message no rule of `sources` names. */
+  defaultSource: string;
+  sources: SyslogSourceRule[];
+  /** Senders outside these CIDRs are refused (TCP) or ignored (UDP), and counted. */
+  allow: string[];
+  /** A PEM file of CAs: TLS senders must then present a certificate one of them signed. */
+  tlsClientCaFile?: string;
+  /** Messages per second one sender address may send; past it UDP drops (counted) and streams wait. */
+  ratePerSender: number;
 }
 
 /** Health, metrics and TLS (docs/operations.md). */
@@ -395,6 +464,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       clickhouseHttp: env.CAIRN_CLICKHOUSE_HTTP_PORT === undefined
         ? undefined
         : { port: env.CAIRN_CLICKHOUSE_HTTP_PORT, host: env.CAIRN_CLICKHOUSE_HTTP_HOST, maxExecutionSeconds: env.CAIRN_CLICKHOUSE_HTTP_MAX_EXECUTION_TIME, maxMemoryBytes: env.CAIRN_CLICKHOUSE_HTTP_MAX_MEMORY },
+    },
+    syslog: {
+      udpPort: env.CAIRN_SYSLOG_UDP_PORT,
+      tcpPort: env.CAIRN_SYSLOG_TCP_PORT,
+      tlsPort: env.CAIRN_SYSLOG_TLS_PORT,
+      relpPort: env.CAIRN_SYSLOG_RELP_PORT,
+      defaultSource: env.CAIRN_SYSLOG_SOURCE,
+      sources: env.CAIRN_SYSLOG_SOURCES,
+      allow: env.CAIRN_SYSLOG_ALLOW,
+      tlsClientCaFile: env.CAIRN_SYSLOG_TLS_CLIENT_CA,
+      ratePerSender: env.CAIRN_SYSLOG_RATE_LIMIT,
     },
     defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },

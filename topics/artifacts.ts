@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import { defineTopic } from './topic.js';
 
+/** Bytes of one artifact's `raw` any ingest takes (it must fit one Kafka message); HTTP rejects more, syslog truncates. */
+export const MAX_RAW_BYTES = 256 * 1024;
+
 export const RawArtifact = z.object({
   id: z.uuid().optional(),
   org_id: z.string().min(1).optional(),

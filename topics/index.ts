@@ -6,7 +6,7 @@ import { reprocessTasks } from './reprocess.js';
 import { systemEvents } from './system-events.js';
 import type { TopicDef } from './topic.js';
 
-export { artifactsRaw, RawArtifact } from './artifacts.js';
+export { artifactsRaw, MAX_RAW_BYTES, RawArtifact } from './artifacts.js';
 export { artifactsEnriched, artifactsParsed, EDGE_TYPES, EdgeType, EnrichedEvent, Entity, FieldValue, NODE_TYPES, NodeType, ParsedEvent } from './events.js';
 export { Lead, leads } from './leads.js';
 export { KeyCursor, ReprocessTask, reprocessTasks } from './reprocess.js';

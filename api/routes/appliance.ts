@@ -1,6 +1,7 @@
 // The appliance (SPEC 2.13, 4.11; docs/operations.md): its health in one
 // line, what it holds and how fast it works, and the runtime settings an
 // operator changes without a restart.
+import { register } from 'prom-client';
 import { z } from 'zod';
 import { orgTotals, tableSizes } from '../../clickhouse/tables/appliance-stats.js';
 import { isEmbedded } from '../../config/env.js';
@@ -26,6 +27,23 @@ export function humanUptime(ms: number): string {
 async function counterTotal(name: 'ingested' | 'throttled', label?: string): Promise<number> {
   const values = (await apiMetrics[name].get()).values;
   return values.filter((v) => !label || v.labels.outcome === label).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** A counter of the default registry summed by one label (the syslog listeners' counters, ingest/syslog/metrics.ts). */
+async function totalsBy(metricName: string, label: string): Promise<Record<string, number>> {
+  const metric = register.getSingleMetric(metricName);
+  const totals: Record<string, number> = {};
+  if (!metric) return totals;
+  for (const v of (await metric.get()).values) {
+    const key = String(v.labels[label]);
+    totals[key] = (totals[key] ?? 0) + v.value;
+  }
+  return totals;
+}
+
+async function gaugeValue(metricName: string): Promise<number> {
+  const metric = register.getSingleMetric(metricName);
+  return metric ? (await metric.get()).values.reduce((sum, v) => sum + v.value, 0) : 0;
 }
 
 const ConfigAnswer = ApplianceSettings.extend({
@@ -74,6 +92,13 @@ export const applianceRoutes = [
         throttled_total: z.number().describe('ingest requests answered 429 (pipeline behind)'),
         stored_per_second: z.number().describe('artifacts the store stage made searchable per second over the last heartbeat interval (all instances)'),
         analysed_per_second: z.number().describe('artifacts the analysis (or parser) stage finished per second'),
+        syslog: z
+          .object({
+            messages: z.record(z.string(), z.number()).describe('syslog messages this process read since it started, by outcome: accepted, truncated, dead_lettered, dropped_rate_limit, dropped_lag, dropped_bus_refused, dropped_connection_lost'),
+            refused: z.record(z.string(), z.number()).describe('connections (datagrams for UDP) refused or closed, by reason: not_allowed, too_many_connections, idle_timeout, tls_handshake_failed, protocol_error'),
+            udp_socket_drops: z.number().describe('datagrams the kernel dropped on the UDP socket because cairn did not read them in time'),
+          })
+          .describe('the syslog listeners (docs/syslog.md)'),
       }),
       totals: z.object({
         artifacts: z.number(),
@@ -105,6 +130,11 @@ export const applianceRoutes = [
             throttled_total: await counterTotal('throttled'),
             stored_per_second: rate(['store']),
             analysed_per_second: rate(['analysis', 'parser']),
+            syslog: {
+              messages: await totalsBy('svc_syslog_messages_total', 'outcome'),
+              refused: await totalsBy('svc_syslog_refused_total', 'reason'),
+              udp_socket_drops: await gaugeValue('svc_syslog_udp_socket_drops'),
+            },
           },
           totals: { ...totals, incidents_by_status: Object.fromEntries(Object.entries(totals.incidents_by_status).map(([status, n]) => [STATUS_NAMES[Number(status)] ?? status, n])) },
           tables: await tableSizes(deps.store),
