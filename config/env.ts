@@ -172,6 +172,7 @@ const EnvSchema = z.object({
   CAIRN_LOGIN_FAILURE_WINDOW: withDefault(duration, '15m'),
   CAIRN_PASSWORD_KDF_COST: withDefault(z.coerce.number().int().min(10).max(20), 15),
   CAIRN_TLS_PORT: optional(port),
+  CAIRN_OTLP_PORT: optional(port),
   CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
@@ -231,6 +232,7 @@ export interface Config {
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
   identity: IdentityConfig;
+  otlp: OtlpConfig;
   operations: OperationsConfig;
   /**
    * The shipped lead-rule pack (rules/pack, docs/rules.md): installed when the first admin is made on an
@@ -246,6 +248,12 @@ export interface Config {
   backfill: { onEnableDays: number; pageSize: number };
   /** Reports taken as snapshots once a day (empty: none). */
   reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
+}
+
+/** OpenTelemetry logs over OTLP/HTTP (docs/otlp.md). */
+export interface OtlpConfig {
+  /** Port of the standard OTLP/HTTP listener (POST /v1/logs) on HOST; unset: OTLP only at /api/v1/otlp/v1/logs on the API port. */
+  port?: number;
 }
 
 /** Health, metrics and TLS (docs/operations.md). */
@@ -368,6 +376,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
     backfill: { onEnableDays: env.CAIRN_RULES_BACKFILL_DAYS, pageSize: env.CAIRN_BACKFILL_PAGE_SIZE },
+    otlp: { port: env.CAIRN_OTLP_PORT },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,

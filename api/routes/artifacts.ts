@@ -1,14 +1,12 @@
 // Artifacts (SPEC 2.7, 4.7): ingest onto the bus, search in the store.
 import { z } from 'zod';
-import { errorMessage, isTransientError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
-import { publish } from '../../pipeline/bus/consume.js';
 import { QuerySyntaxError } from '../../query/parse.js';
 import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
-import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
+import type { RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
-import { RETRY_AFTER_SECONDS } from '../ingest-gate.js';
+import { admitAndPublish } from '../ingest.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { apiMetrics } from '../metrics.js';
 import { defineRoute } from '../route.js';
@@ -104,28 +102,7 @@ export const artifactRoutes = [
       if (accepted.length === 0) {
         throw new HttpError(400, 'validation_error', `no artifact was accepted: ${rejections[0]!.reason} (item ${rejections[0]!.index})`, rejections);
       }
-      try {
-        await deps.ingestGate.admit(accepted.length);
-      } catch (err) {
-        apiMetrics.throttled.inc();
-        throw err;
-      }
-      try {
-        await publish(deps.bus, artifactsRaw, accepted);
-      } catch (err) {
-        if (!isTransientError(err)) throw err;
-        // The bus's own retries gave up (a broker down or moving its leaders): a sensor should send again, not drop the batch.
-        // The cause names brokers and addresses, which are the operator's to read, in the log.
-        deps.logger.warn({ requestId: ctx.state.requestId, err: errorMessage(err), artifacts: accepted.length }, 'the bus did not take an ingest request');
-        throw new HttpError(
-          503,
-          'unavailable',
-          `the message bus did not take these artifacts (some may have been queued); send them again after ${RETRY_AFTER_SECONDS} s`,
-          { retry_after_seconds: RETRY_AFTER_SECONDS },
-          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-        );
-      }
-      apiMetrics.ingested.inc({ outcome: 'accepted' }, accepted.length);
+      await admitAndPublish(deps, ctx, accepted);
       const note = rejections.length ? `, ${rejections.length} rejected` : '';
       return {
         message: `${accepted.length} artifact(s) accepted for processing${note}`,
