@@ -19,8 +19,8 @@ const MAX_SOURCE_LENGTH = 128;
 /** Attribute values sit at metadata.otlp.<map>.<key>: three levels under the metadata's own, within what metadata may nest. */
 const MAX_VALUE_DEPTH = MAX_JSON_DEPTH - 4;
 
-/** Latest time a record may carry (the end of year 9999); later is not a time, and the record falls back to the next one. */
-const MAX_TIME_MS = 253_402_300_799_999;
+/** Latest time a record may carry: the end of 2299, the last the store's DateTime64(3) holds; a later one is treated as unknown. */
+const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999);
 
 export interface OtlpLimits {
   /** Bytes of an artifact's raw (the body); a larger record is rejected. */
