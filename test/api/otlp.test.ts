@@ -5,7 +5,7 @@
 // timestamp and metadata the mapping promises (docs/otlp.md).
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -289,6 +289,25 @@ describe('OTLP/HTTP backpressure', () => {
       expect(await refused.json()).toMatchObject({ code: 8, message: expect.stringMatching(/pipeline is behind/) });
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('OTLP/HTTP while the bus refuses', () => {
+  it('answers 503 with Retry-After, a Status in the request encoding, when Kafka does not take the records', async () => {
+    const kafka = await startTestApi({ distributed: true, otlp: true });
+    try {
+      const token = kafka.token();
+      await kafka.runtime.bus.close(); // the producer is gone: kafkajs refuses every send with a retriable error
+      const body = ExportLogsServiceRequest.encode(ExportLogsServiceRequest.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'line' } }] }] }] })).finish();
+      const res = await fetch(`${kafka.otlpUrl}/v1/logs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-protobuf' }, body: new Uint8Array(body) });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      const status = Status.toObject(Status.decode(new Uint8Array(await res.arrayBuffer()))) as { code: number; message: string };
+      expect(status).toMatchObject({ code: 14, message: expect.stringMatching(/message bus did not take these artifacts.*send them again after 5 s/) });
+      expect(status.message).not.toContain(inject('kafkaBrokers'));
+    } finally {
+      await kafka.close();
     }
   });
 });
