@@ -173,8 +173,10 @@ export function createApp(runtime: ApiRuntime, deps: ApiDeps = apiDeps(runtime))
   const router = new Router({ prefix: '/api' });
   const authenticateCaller = authenticate(runtime.config.jwtSecret, deps.identity);
   const routes = allRoutes();
-  // Routes reading their body as bytes (OTLP's protobuf and JSON) get it unread by the JSON parser.
-  const rawBodyPaths = new Set(routes.filter((r) => r.rawBody).map((r) => `/api${r.path}`));
+  // Routes reading their body as bytes (OTLP's protobuf and JSON) get it unread by the JSON parser. The router
+  // matches paths in any case and with a trailing slash, so the paths are compared so too.
+  const rawBodyPath = (path: string) => path.toLowerCase().replace(/\/+$/, '');
+  const rawBodyPaths = new Set(routes.filter((r) => r.rawBody).map((r) => rawBodyPath(`/api${r.path}`)));
   mountRoutes(router, routes, {
     deps,
     authenticate: authenticateCaller,
@@ -201,7 +203,7 @@ export function createApp(runtime: ApiRuntime, deps: ApiDeps = apiDeps(runtime))
       throw new HttpError(400, 'bad_request', `request body is not valid JSON: ${err.message}`);
     },
   });
-  app.use(async (ctx, next) => (rawBodyPaths.has(ctx.path) ? next() : jsonParser(ctx, next)));
+  app.use(async (ctx, next) => (rawBodyPaths.has(rawBodyPath(ctx.path)) ? next() : jsonParser(ctx, next)));
   app.use(boundedNesting);
   // TAXII 2.1 (threat intel publications) at /taxii2/, where TAXII clients look, beside /api.
   app.use(taxiiRoutes(deps, authenticateCaller));

@@ -71,6 +71,8 @@ function collect(stream: Readable, limit: number, what: string): Promise<Buffer>
 
 /** The body's bytes; 415 for another media type or content coding, 413 past the limit, 400 for a body that does not decompress. */
 export async function readRawBody(ctx: Context, options: RawBodyOptions): Promise<RawRequestBody> {
+  // A body parser that ran first would leave nothing to read: fail loudly rather than take the body as empty.
+  if ((ctx.request as { body?: unknown }).body !== undefined) throw new Error(`the body of ${ctx.path} was parsed before its route could read it as bytes`);
   const type = ctx.request.type.toLowerCase();
   if (!Object.hasOwn(options.types, type)) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${Object.keys(options.types).join(' or ')}${type ? `, not ${type}` : ''}`);

@@ -266,6 +266,16 @@ describe('OTLP/HTTP logs', () => {
     expect((await search(token, 'limit=1')).total).toBe(0);
   });
 
+  it('reads the body as OTLP on the path as the router matches it (trailing slash, any case), never as already parsed JSON', async () => {
+    const token = api.token();
+    const body = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'via a trailing slash' } }] }] }] });
+    for (const path of ['/api/v1/otlp/v1/logs/', '/API/v1/OTLP/v1/logs']) {
+      const res = await fetch(`${api.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+      expect(res.status, path).toBe(200);
+    }
+    expect((await waitForStored(token, 2)).map((a) => a.raw)).toEqual(['via a trailing slash', 'via a trailing slash']);
+  });
+
   it('is in the API document under its route', async () => {
     const res = await api.request('GET', '/api/v1/openapi.json');
     const operation = (res.body as unknown as { paths: Record<string, { post?: { requestBody: { content: Record<string, unknown> }; 'x-permission': string } }> }).paths['/api/v1/otlp/v1/logs']?.post;
