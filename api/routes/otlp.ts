@@ -85,7 +85,9 @@ export const otlpLogsRoute: Route = defineRoute({
     }
     const mapping = logsToArtifacts(request.shape, { orgId: auth.orgId, receivedAt: Date.now(), limits: { maxRawBytes: MAX_RAW_BYTES, maxMetadataBytes: MAX_METADATA_BYTES } });
     apiMetrics.ingested.inc({ outcome: 'rejected' }, mapping.rejected);
+    apiMetrics.otlpRecords.inc({ encoding, outcome: 'rejected' }, mapping.rejected);
     if (mapping.artifacts.length) await admitAndPublish(deps, ctx, mapping.artifacts);
+    apiMetrics.otlpRecords.inc({ encoding, outcome: 'accepted' }, mapping.artifacts.length);
     const partial = mapping.rejected ? { rejected: mapping.rejected, message: describeRejections(mapping.reasons, mapping.rejected, mapping.total) } : null;
     return {
       message: `${mapping.artifacts.length} log record(s) accepted for processing`,

@@ -207,6 +207,13 @@ describe('OTLP/HTTP logs', () => {
     expect(decoded).toMatchObject({ partialSuccess: { rejectedLogRecords: '1', errorMessage: expect.stringMatching(/no body/) } });
     await waitForStored(token, 3);
     expect((await search(token, 'source=otlp')).artifacts[0]!.raw).toBe('kept');
+
+    // Counted by encoding and outcome in /v1/metrics (this process's registry holds every test's counts: at least these).
+    const metrics = (await api.request('GET', '/api/v1/metrics', { token })).text;
+    const count = (labels: string) => Number(new RegExp(`^svc_otlp_log_records_total\\{${labels}[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(count('encoding="json",outcome="rejected"')).toBeGreaterThanOrEqual(2);
+    expect(count('encoding="protobuf",outcome="rejected"')).toBeGreaterThanOrEqual(1);
+    expect(count('encoding="protobuf",outcome="accepted"')).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses senders without a key or token (401) or without signals:write (403), as the exporter sees it', async () => {
