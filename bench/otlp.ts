@@ -77,14 +77,23 @@ async function run(encoding: Encoding, samples: SampleLine[]) {
   try {
     let sent = 0;
     let refused = 0;
+    let dropped = 0;
     let next = 0;
     const cpuBefore = cairn.cpuByThread();
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
     const sender = async () => {
       while (Date.now() < deadline) {
-        const res = await fetch(`http://127.0.0.1:${otlpPort}/v1/logs`, { method: 'POST', headers, body: new Uint8Array(bodies[next++ % BODIES]!) });
-        await res.arrayBuffer();
+        let res: Response;
+        try {
+          res = await fetch(`http://127.0.0.1:${otlpPort}/v1/logs`, { method: 'POST', headers, body: new Uint8Array(bodies[next++ % BODIES]!) });
+          await res.arrayBuffer();
+        } catch (err) {
+          // A connection that broke (a kept-alive socket the server closed as it was reused): an exporter sends again.
+          if (cairn.child.exitCode !== null) throw new Error('cairn exited', { cause: err });
+          dropped++;
+          continue;
+        }
         if (res.status === 429 || res.status === 503) {
           // As an OTLP exporter does: wait and send the same batch again.
           refused++;
@@ -102,7 +111,7 @@ async function run(encoding: Encoding, samples: SampleLine[]) {
       await new Promise((r) => setTimeout(r, 100));
     }
     const endToEndSeconds = (Date.now() - started) / 1000;
-    return { sent, sendSeconds, endToEndSeconds, refused, bodyBytes: bodies[0]!.length, peakRssMiB: cairn.peakRssMiB(), cpu: cpuGrowth(cpuBefore, cairn.cpuByThread()) };
+    return { sent, sendSeconds, endToEndSeconds, refused, dropped, bodyBytes: bodies[0]!.length, peakRssMiB: cairn.peakRssMiB(), cpu: cpuGrowth(cpuBefore, cairn.cpuByThread()) };
   } finally {
     await cairn.stop();
   }
@@ -118,7 +127,7 @@ for (const encoding of encodings) {
     [
       `\n[${encoding}] ${r.sent} log records (${Math.round(r.bodyBytes / 1024)} KiB a request): accepted ${Math.round(r.sent / r.sendSeconds)}/s over ${r.sendSeconds.toFixed(1)} s,`,
       `  searchable ${Math.round(r.sent / r.endToEndSeconds)}/s end to end (${r.endToEndSeconds.toFixed(1)} s until the last one was searchable)`,
-      `  429/503 answers: ${r.refused}; peak RSS of the cairn process: ${Math.round(r.peakRssMiB)} MiB`,
+      `  429/503 answers: ${r.refused}; connections broken before an answer: ${r.dropped}; peak RSS of the cairn process: ${Math.round(r.peakRssMiB)} MiB`,
       `  cairn CPU until then, by thread: ${r.cpu.join(', ')}`,
     ].join('\n'),
   );
