@@ -13,6 +13,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { eventually } from '../helpers/buses.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { ExportLogsServiceRequest, ExportLogsServiceResponse, Status } from '../../ingest/otlp/proto.js';
 
 interface StoredArtifact {
@@ -214,6 +215,23 @@ describe('OTLP/HTTP logs', () => {
     expect(count('encoding="json",outcome="rejected"')).toBeGreaterThanOrEqual(2);
     expect(count('encoding="protobuf",outcome="rejected"')).toBeGreaterThanOrEqual(1);
     expect(count('encoding="protobuf",outcome="accepted"')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('takes an API key (signals:write) as the exporter\'s bearer token, storing into the key\'s organization', async () => {
+    // Users log in to the deployment's organization (CAIRN_ORG_ID); no other test here stores there.
+    const admin = api.token('all', api.runtime.config.orgId);
+    const email = `collector-${randomUUID().slice(0, 8)}@example.com`;
+    const password = 'correct horse battery staple';
+    const user = await api.request('POST', '/api/v1/users', { token: admin, body: { email, name: 'Collector owner', role_id: BUILTIN_ROLES.analyst.id, password } });
+    expect(user.status, user.text).toBe(201);
+    const login = await api.request('POST', '/api/v1/auth/login', { body: { email, password } });
+    expect(login.status, login.text).toBe(200);
+    const made = await api.request('POST', '/api/v1/api-keys', { token: (login.body.data as { token: string }).token, body: { name: 'otel-collector', permissions: ['signals:write'] } });
+    expect(made.status, made.text).toBe(201);
+    const key = (made.body.data as { token: string }).token;
+    const outcomes = await sendWithSdk('protobuf', `${api.otlpUrl}/v1/logs`, { token: key, gzip: true, service: 'edge-proxy' }, (logger) => logger.emit({ body: 'sent with an API key' }));
+    expect(outcomes.map((o) => o.code)).toEqual([0]);
+    expect((await waitForStored(admin, 1))[0]).toMatchObject({ source: 'edge-proxy', raw: 'sent with an API key' });
   });
 
   it('refuses senders without a key or token (401) or without signals:write (403), as the exporter sees it', async () => {
