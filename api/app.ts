@@ -40,6 +40,7 @@ import { savedSearchRoutes } from './routes/saved-searches.js';
 import { aiRoutes } from './routes/ai.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { userRoutes } from './routes/users.js';
+import { sqlRoutes } from './routes/sql.js';
 import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
 import { loneSurrogateAt, MAX_JSON_DEPTH, mayHoldLoneSurrogate, nestsDeeperThan } from '../lib/json-depth.js';
@@ -71,6 +72,7 @@ export function allRoutes(): Route[] {
     ...notificationRoutes,
     ...reportRoutes,
     ...coverageRoutes,
+    ...sqlRoutes,
     ...savedSearchRoutes,
     ...aiRoutes,
     ...mcpRoutes,

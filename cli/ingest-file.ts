@@ -4,10 +4,10 @@
 // as Retry-After says and retries network failures with backoff.
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { SingleBar, Presets } from 'cli-progress';
 import { backoffDelay, sleep } from '../lib/backoff.js';
 import { MAX_ARTIFACTS_PER_REQUEST } from '../api/limits.js';
 import { unreachable } from './api-target.js';
+import { progressBar } from './progress-bar.js';
 
 export interface IngestOptions {
   file: string;
@@ -74,16 +74,7 @@ export async function ingestFile(options: IngestOptions): Promise<IngestSummary>
   const totalBytes = fs.statSync(options.file).size;
   const summary: IngestSummary = { lines: 0, accepted: 0, rejected: 0, rejections: [], seconds: 0 };
   const bar = options.progress
-    ? new SingleBar(
-        {
-          format: '{bar} {percentage}% | {lines} lines | {accepted} accepted, {rejected} rejected | {rate} lines/s | ETA {eta_formatted}',
-          noTTYOutput: !process.stderr.isTTY,
-          notTTYSchedule: 2000,
-          stream: process.stderr,
-          hideCursor: true,
-        },
-        Presets.shades_classic,
-      )
+    ? progressBar('{bar} {percentage}% | {lines} lines | {accepted} accepted, {rejected} rejected | {rate} lines/s | ETA {eta_formatted}')
     : null;
   bar?.start(totalBytes, 0, { lines: 0, accepted: 0, rejected: 0, rate: 0 });
 

@@ -1,9 +1,9 @@
 // `cairn rules backfill`: queues a backfill of a lead rule through a running
 // cairn's API (POST /v1/lead-rules/:id/backfill), then follows the job
 // (GET .../backfill/:job) with a progress bar until it ends.
-import { Presets, SingleBar } from 'cli-progress';
 import { sleep } from '../lib/backoff.js';
 import { unreachable, type ApiTarget } from './api-target.js';
+import { progressBar } from './progress-bar.js';
 
 const POLL_MS = 500;
 
@@ -50,16 +50,7 @@ export async function backfillRule(target: ApiTarget, run: BackfillRun): Promise
   let job = await call(target, 'POST', path, { start: run.start, ...(run.end ? { end: run.end } : {}) });
   if (!run.wait) return job;
   const bar = run.progress
-    ? new SingleBar(
-        {
-          format: '{bar} {percentage}% | {value}/{total} events | {matched} matched | {raised} raised, {already} already raised | ETA {eta_formatted}',
-          noTTYOutput: !process.stderr.isTTY,
-          notTTYSchedule: 2000,
-          stream: process.stderr,
-          hideCursor: true,
-        },
-        Presets.shades_classic,
-      )
+    ? progressBar('{bar} {percentage}% | {value}/{total} events | {matched} matched | {raised} raised, {already} already raised | ETA {eta_formatted}')
     : null;
   let started = false;
   try {

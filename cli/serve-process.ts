@@ -16,6 +16,7 @@ import { startSyncSchedule } from '../threatintel/schedule.js';
 import { announceChange } from '../pipeline/state/index.js';
 import { applyPackAtStart, installedBy } from '../rules/pack.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
+import { startClickHouseHttp } from '../api/clickhouse-http/server.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
@@ -152,6 +153,8 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
   const identity = kind === 'worker' ? null : new Identity(runtime.store, runtime.state, config);
   if (identity) await keepRulePackCurrent(runtime, await announceFirstAdmin(config, identity));
   const served = identity ? await serve(runtime, identity) : null;
+  // Reporting over ClickHouse's HTTP protocol where the API runs (opt-in: CAIRN_CLICKHOUSE_HTTP_PORT).
+  const reporting = identity ? await startClickHouseHttp({ store: runtime.store, identity, config, logger }) : null;
   const subscriptions = await startStages(runtime, stageNames);
   const stopSnapshots = identity ? startSnapshotSchedule(runtime) : () => {};
   const stopFeeds = identity ? startSyncSchedule({ ...runtime, outbound: new OutboundClient(config.outbound), box: identity.box }) : () => {};
@@ -161,6 +164,7 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
     stopSnapshots();
     stopFeeds();
     await Promise.all(subscriptions.map((s) => s.stop()));
+    await reporting?.close();
     if (served) {
       await served.tls.close();
       await Promise.all(served.servers.map((server) => new Promise((resolve) => server.close(resolve))));

@@ -173,6 +173,10 @@ const EnvSchema = z.object({
   CAIRN_PASSWORD_KDF_COST: withDefault(z.coerce.number().int().min(10).max(20), 15),
   CAIRN_TLS_PORT: optional(port),
   CAIRN_OTLP_PORT: optional(port),
+  CAIRN_CLICKHOUSE_HTTP_PORT: optional(port),
+  CAIRN_CLICKHOUSE_HTTP_HOST: withDefault(z.string().min(1), '127.0.0.1'),
+  CAIRN_CLICKHOUSE_HTTP_MAX_EXECUTION_TIME: withDefault(z.coerce.number().int().min(1).max(3600), 60),
+  CAIRN_CLICKHOUSE_HTTP_MAX_MEMORY: withDefault(z.coerce.number().int().min(1_000_000), 2_000_000_000),
   CAIRN_CERT_EXPIRY_WARN_DAYS: withDefault(z.coerce.number().int().min(1).max(365), 30),
   CAIRN_HEARTBEAT_MS: withDefault(z.coerce.number().int().min(200).max(60_000), 5000),
   CAIRN_HEALTH_HISTORY_DAYS: withDefault(positiveInt.max(365), 7),
@@ -247,7 +251,20 @@ export interface Config {
    */
   backfill: { onEnableDays: number; pageSize: number };
   /** Reports taken as snapshots once a day (empty: none). */
-  reports: { scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[] };
+  reports: {
+    scheduledSnapshots: ('executive' | 'compliance' | 'tool-effectiveness' | 'cost-savings')[];
+    /** The read-only ClickHouse HTTP interface for BI tools (docs/reporting.md); unset: off. */
+    clickhouseHttp?: ClickHouseHttpConfig;
+  };
+}
+
+export interface ClickHouseHttpConfig {
+  port: number;
+  host: string;
+  /** Every query stops after this long (ClickHouse's max_execution_time)... */
+  maxExecutionSeconds: number;
+  /** ...and at this much memory (max_memory_usage). */
+  maxMemoryBytes: number;
 }
 
 /** OpenTelemetry logs over OTLP/HTTP (docs/otlp.md). */
@@ -372,7 +389,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       infrastructure: env.CAIRN_INFRASTRUCTURE,
       frameworks: env.CAIRN_FRAMEWORK_SCOPES,
     },
-    reports: { scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS },
+    reports: {
+      scheduledSnapshots: env.CAIRN_REPORT_SNAPSHOTS,
+      clickhouseHttp: env.CAIRN_CLICKHOUSE_HTTP_PORT === undefined
+        ? undefined
+        : { port: env.CAIRN_CLICKHOUSE_HTTP_PORT, host: env.CAIRN_CLICKHOUSE_HTTP_HOST, maxExecutionSeconds: env.CAIRN_CLICKHOUSE_HTTP_MAX_EXECUTION_TIME, maxMemoryBytes: env.CAIRN_CLICKHOUSE_HTTP_MAX_MEMORY },
+    },
     defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
     backfill: { onEnableDays: env.CAIRN_RULES_BACKFILL_DAYS, pageSize: env.CAIRN_BACKFILL_PAGE_SIZE },

@@ -149,11 +149,13 @@ describe('cairn sql', () => {
     expectOneLine(none.stderr, /^cairn: no embedded store in .*: run `cairn migrate` or `cairn start` first/);
     expect(fs.readdirSync(empty)).toEqual([]); // nothing created
 
-    // This process holds the engine, as `cairn start` would.
+    // This process holds the engine, as `cairn start` would, but serves no API and the data dir has no secret to
+    // mint a token with: `cairn sql` says who holds the store and what it needs to go through it
+    // (test/cli-sql-live.test.ts runs it beside a real `cairn start`).
     await withStore(async () => {
       const held = cairn(['sql', 'SELECT 1'], dataDir);
       expect(held.status).toBe(1);
-      expectOneLine(held.stderr, new RegExp(`^cairn: the embedded store in .* is in use by process ${process.pid} .*stop it first`));
+      expectOneLine(held.stderr, new RegExp(`^cairn: the embedded store in .* is in use by process ${process.pid} \\(\`cairn start\`\\?\\) and no token: pass --token`));
     });
   });
 });

@@ -39,6 +39,10 @@ const FirstSeen = z
   .strictObject({
     field: z.string().regex(/^[A-Za-z_@][A-Za-z0-9_.@-]*$/, 'first_seen.field must be a field name such as source.geo.country_iso_code'),
     days: z.int('first_seen.days must be an integer').min(1, 'first_seen.days must be at least 1').max(MAX_FIRST_SEEN_DAYS, `first_seen.days must be at most ${MAX_FIRST_SEEN_DAYS}`),
+    baseline: z
+      .boolean({ message: 'first_seen.baseline must be true or false' })
+      .optional()
+      .describe('a group the rule remembers nothing of (a new account, a new host) learns its first value without firing; the rule then fires only on values new to groups it knows (default false: every first value fires)'),
   })
   .describe('fire on an event whose value of field was not seen for its group (group_by, or the whole organization) in the last days days of event time');
 

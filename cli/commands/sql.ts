@@ -1,79 +1,26 @@
 // `cairn sql "<query>"`: one read-only query against the configured store,
 // printed as an aligned table, JSON lines or CSV (docs/reporting.md). Like
-// `cairn user`, it opens the store itself: on the embedded default the
-// engine belongs to one process at a time, so `cairn start` must be stopped.
+// `cairn user`, it opens the store itself; on the embedded default, while a
+// running cairn holds the engine (it serves one process at a time), it sends
+// the query to that cairn's POST /v1/sql instead, which checks and runs it
+// the same way (clickhouse/read-only-sql.ts).
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { openStore } from '../../clickhouse/client.js';
-import { splitStatements } from '../../clickhouse/migrate.js';
+import { missingViewHint, oneLine, readOnlyStatement, RefusedQuery, runReadOnlyQuery, type ReadResult, type ReadStatement } from '../../clickhouse/read-only-sql.js';
 import { loadConfig, type Config } from '../../config/env.js';
+import { apiTarget, callApi, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
+import { embeddedStoreHolder, engineDirOf } from '../store-holder.js';
 import { positiveInteger } from './options.js';
 
 const EXIT_USAGE = 2;
-const READ_KEYWORDS = ['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN'];
-/** clickhouse/migrations/017_read_views.sql */
-const READ_VIEWS = ['v_artifacts', 'v_events', 'v_nodes', 'v_edges', 'v_observations', 'v_leads', 'v_incidents', 'v_incident_status_changes', 'v_lead_rules'];
 /** Table cells longer than this are cut: one wide value (a raw log line) would otherwise push every other column off screen. */
 const CELL_WIDTH = 60;
 const FORMATS = ['table', 'json', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
-
-/** A query this command will not run: a usage error (exit code 2), not a failure. */
-class RefusedQuery extends Error {}
-
-/**
- * The one statement of `text`, checked to be a read. The keyword check gives a
- * clear message; the engine's readonly setting (added when the query runs) is
- * what actually holds, whatever the text hides.
- */
-function readOnlyStatement(text: string): string {
-  // splitStatements drops -- comments and knows quotes, so a ; inside a string is not a second statement.
-  const statements = splitStatements(text);
-  if (statements.length === 0) throw new RefusedQuery('the query is empty');
-  // The embedded engine runs every statement of a multi-statement text, past the first one's settings.
-  if (statements.length > 1) throw new RefusedQuery(`one query at a time (this text holds ${statements.length} statements)`);
-  const statement = statements[0]!;
-  const keyword = /^[A-Za-z]+/.exec(statement.replace(/^(\s|\/\*[\s\S]*?\*\/|\()+/, ''))?.[0]?.toUpperCase() ?? '';
-  if (!READ_KEYWORDS.includes(keyword)) {
-    throw new RefusedQuery(`only read-only queries run here (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN)${keyword ? `, not ${keyword}` : ''}`);
-  }
-  // The embedded engine writes INTO OUTFILE files even in readonly mode.
-  if (/\bINTO\s+OUTFILE\b/i.test(statement)) throw new RefusedQuery('INTO OUTFILE is refused: redirect the output instead');
-  if (/\bFORMAT\s+[A-Za-z]\w*\s*(SETTINGS\b[^()]*)?$/i.test(statement)) throw new RefusedQuery('a FORMAT clause is refused: use --format table, json or csv');
-  return statement;
-}
-
-/**
- * The statement with settings that hold for this query only (a SETTINGS
- * clause: the embedded engine has one session, see clickhouse/sql.ts):
- * readonly = 1 last, so the engine refuses any write and any later change of
- * setting; at most `limit` + 1 rows come back (the extra one tells that rows
- * were cut), since the embedded engine hands over its whole result at once.
- * A trailing SETTINGS clause of the query's own gets ours appended: a second
- * clause would apply readonly before the query's own settings and refuse them.
- */
-function withReadOnlySettings(statement: string, limit: number): { query: string; added: string } {
-  const ours = `max_result_rows = ${limit + 1}, result_overflow_mode = 'break', output_format_json_quote_64bit_integers = 1, readonly = 1`;
-  const added = /\bSETTINGS\s+[A-Za-z_]\w*\s*=[^()]*$/i.test(statement) ? `, ${ours}` : ` SETTINGS ${ours}`;
-  return { query: `${statement}${added}`, added };
-}
-
-/** The pid written in the engine's status file, when that process still runs (and is not this one). */
-async function lockHolder(engineDir: string): Promise<number | null> {
-  const status = await fs.readFile(path.join(engineDir, 'status'), 'utf8').catch(() => '');
-  const pid = Number(/^PID:\s*(\d+)/m.exec(status)?.[1]);
-  if (!pid || pid === process.pid) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
-  }
-}
+type Result = ReadResult;
 
 /** A client that only reads: the store's own, or a plain one for a read-only server user. */
 async function openReader(config: Config): Promise<ClickHouseClient> {
@@ -82,13 +29,10 @@ async function openReader(config: Config): Promise<ClickHouseClient> {
     // Not openStore: it creates the database, which a read-only user (cairn_reader) may not do.
     return createClient({ url, username: user, password, database, request_timeout: 300_000 });
   }
-  const engineDir = path.join(config.dataDir, 'clickhouse');
+  const engineDir = engineDirOf(config);
   if (!(await fs.stat(engineDir).catch(() => null))?.isDirectory()) {
     throw new Error(`no embedded store in ${engineDir}: run \`cairn migrate\` or \`cairn start\` first, or set CAIRN_DATA_DIR (or CAIRN_CLICKHOUSE_URL)`);
   }
-  // Checked before opening: the engine says so only on stderr, in a line of its own.
-  const holder = await lockHolder(engineDir);
-  if (holder) throw new Error(`the embedded store in ${engineDir} is in use by process ${holder} (\`cairn start\`?): stop it first, the embedded engine serves one process at a time`);
   try {
     return await openStore(config);
   } catch (err) {
@@ -96,50 +40,28 @@ async function openReader(config: Config): Promise<ClickHouseClient> {
   }
 }
 
-/** A read view the store does not have yet: the store predates migration 017. */
-function missingViewHint(err: unknown): string {
-  // By code, not class: the embedded engine's errors come from chdb's own copy of the client library.
-  const unknownTable = (err as { code?: unknown }).code === '60'; // UNKNOWN_TABLE
-  // The name asked for, not the engine's "Maybe you meant ..." suggestion.
-  const names = oneLine(err).split('Maybe you meant')[0]!.match(/\bv_[a-z_]+\b/g) ?? [];
-  return unknownTable && names.some((name) => READ_VIEWS.includes(name)) ? ' (the read views come with migration 017: run `cairn migrate`)' : '';
-}
-
-function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
-}
-
-interface Result {
-  names: string[];
-  types: string[];
-  rows: unknown[][];
-  /** More rows than the limit came back. */
-  cut: boolean;
-}
-
-async function runQuery(store: ClickHouseClient, statement: string, limit: number): Promise<Result> {
-  // A session that is read-only already (a server user with a readonly profile) may not change settings at
-  // all, readonly included; its engine refuses writes without us, and rows beyond the limit are not read.
-  const [{ readonly } = { readonly: 0 }] = await (await store.query({ query: "SELECT getSetting('readonly') AS readonly", format: 'JSONEachRow' })).json<{ readonly: number }>();
-  const { query, added } = Number(readonly) > 0 ? { query: statement, added: '' } : withReadOnlySettings(statement, limit);
-  const result = await store.query({ query, format: 'JSONCompactEachRowWithNamesAndTypes' }).catch((err: unknown) => {
-    // Errors quote the query: show the one the user wrote, without the settings added here.
-    if (added && err instanceof Error) err.message = err.message.replaceAll(added, '');
-    throw err;
-  });
-  const lines: unknown[][] = [];
+/** The query on the store this process opens. */
+async function queryStore(config: Config, statement: ReadStatement, limit: number): Promise<Result> {
+  const store = await openReader(config);
   try {
-    read: for await (const batch of result.stream<unknown[]>()) {
-      for (const row of batch) {
-        lines.push(row.json());
-        if (lines.length > limit + 2) break read; // names, types, limit rows and one more
-      }
-    }
+    return await runReadOnlyQuery(store, statement, limit);
+  } catch (err) {
+    throw new Error(`query failed: ${oneLine(err)}${missingViewHint(err)}`);
   } finally {
-    result.close();
+    await store.close();
   }
-  const [names = [], types = [], ...rows] = lines as [string[], string[], ...unknown[][]];
-  return { names, types, rows: rows.slice(0, limit), cut: rows.length > limit };
+}
+
+/** The query through the running cairn `holder` that holds the embedded store. */
+async function queryServer(config: Config, holder: number, statement: ReadStatement, limit: number, options: ApiTargetOptions): Promise<Result> {
+  const target = await apiTarget(options, { subject: 'cairn-sql', permissions: ['admin'], ttlSeconds: 300 }).catch((err: Error) => {
+    throw new Error(`the embedded store in ${engineDirOf(config)} is in use by process ${holder} (\`cairn start\`?) and ${err.message}`);
+  });
+  const answer = await callApi<Result>(target, 'POST', '/v1/sql', { query: statement.statement, limit });
+  if (answer.status === 200 && answer.data) return answer.data;
+  // The server's message already carries the view hint; its refusals are the ones checked here first.
+  if (answer.code === 'query_failed' || answer.code === 'refused_query') throw new Error(`query failed: ${answer.message}`);
+  throw new Error(`POST ${target.url}/api/v1/sql answered ${answer.status}: ${answer.message}`);
 }
 
 /** A value as text: strings as they are, NULL as NULL, arrays, maps and tuples as JSON. */
@@ -183,34 +105,29 @@ function printCsv({ names, rows }: Result): void {
   process.stdout.write(text);
 }
 
-interface SqlOptions {
+interface SqlOptions extends ApiTargetOptions {
   format: Format;
   limit: number;
 }
 
 export function sqlCommand(): Command {
-  return new Command('sql')
-    .description('run one read-only query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) against the store and print the rows; on the embedded default, stop `cairn start` first (docs/reporting.md)')
+  const command = new Command('sql')
+    .description('run one read-only query (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) against the store and print the rows; through the running cairn when one holds the embedded store (docs/reporting.md)')
     .argument('<query>', 'the query, e.g. "SELECT status_name, count() FROM v_incidents GROUP BY status_name"')
     .addOption(new Option('--format <format>', 'output: an aligned table, JSON lines, or CSV (RFC 4180)').choices(FORMATS).default('table'))
-    .option('--limit <rows>', 'print at most this many rows', positiveInteger, 1000)
-    .action(async (text: string, options: SqlOptions, command: Command) => {
-      let statement: string;
+    .option('--limit <rows>', 'print at most this many rows', positiveInteger, 1000);
+  // Used only while a running cairn holds the embedded store.
+  return withApiTargetOptions(command, 'admin', { org: false }).action(async (text: string, options: SqlOptions) => {
+      let statement: ReadStatement;
       try {
         statement = readOnlyStatement(text);
       } catch (err) {
         if (err instanceof RefusedQuery) command.error(`cairn: ${err.message}`, { exitCode: EXIT_USAGE, code: 'cairn.usage' });
         throw err;
       }
-      const store = await openReader(loadConfig());
-      let result: Result;
-      try {
-        result = await runQuery(store, statement, options.limit);
-      } catch (err) {
-        throw new Error(`query failed: ${oneLine(err)}${missingViewHint(err)}`);
-      } finally {
-        await store.close();
-      }
+      const config = loadConfig();
+      const holder = await embeddedStoreHolder(config);
+      const result = holder ? await queryServer(config, holder, statement, options.limit, options) : await queryStore(config, statement, options.limit);
       if (options.format === 'json') printJsonLines(result);
       else if (options.format === 'csv') printCsv(result);
       else printTable(result, options.limit);

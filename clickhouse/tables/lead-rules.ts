@@ -17,8 +17,11 @@ export const LeadRuleConditions = z.object({
   sequence: z.array(z.string()).optional(),
   /** With sequence: the patterns must match in this order of event time, the last within `window` of the first (Sigma temporal_ordered). */
   ordered: z.boolean().optional(),
-  /** Fire on an event whose value of `field` was not seen for its group in the last `days` days of event time. */
-  first_seen: z.object({ field: z.string(), days: z.number().int() }).optional(),
+  /**
+   * Fire on an event whose value of `field` was not seen for its group in the last `days` days of event time. With
+   * `baseline`, a group the rule remembers nothing of learns its first value without firing.
+   */
+  first_seen: z.object({ field: z.string(), days: z.number().int(), baseline: z.boolean().optional() }).optional(),
   /** After the rule fired for a group, raise nothing more for that group for this long (a duration, event time). */
   suppress: z.string().optional(),
 });

@@ -13,6 +13,11 @@
 // (Evaluation.markEmitted), so a batch retried after a crash decides the
 // same; a replayed event finds its value and does not fire again.
 //
+// With `baseline`, a group the memory holds nothing of (a new account, a
+// host never seen, or one idle past `days`) learns its first value without
+// firing: "new for the account" then means new against a history, not the
+// first login of every account after a rule is enabled.
+//
 // The memory is bounded: values not seen for `days` before the newest event
 // of the group are dropped, at most MAX_VALUES_PER_GROUP are kept (the
 // longest unseen go first), and a group's set expires `days` (plus a day)
@@ -36,6 +41,8 @@ export async function evaluateFirstSeen(rule: CompiledRule, group: string, match
   const lastSeen = new Map(values.map((v, i) => [v, times[i]!]));
   const changed = new Map<string, number>();
   const candidates: Candidate[] = [];
+  // Read only for baseline rules: one more hot-state read per group and batch.
+  let known = !rule.rule.conditions.first_seen?.baseline || times.some((t) => t !== null) || ((await state.windowStats(key))?.count ?? 0) > 0;
   // In event time, so the earliest event of a value new in the batch is the one that fires.
   const ordered = [...matches].sort((a, b) => a.at - b.at || (a.event.artifact_id < b.event.artifact_id ? -1 : 1));
   for (const match of ordered) {
@@ -43,7 +50,8 @@ export async function evaluateFirstSeen(rule: CompiledRule, group: string, match
       const previous = lastSeen.get(value) ?? null;
       if (previous !== null && match.at <= previous) continue;
       if (previous === null || match.at - previous > memoryMs) {
-        candidates.push({ firing: firstSeenFiring(rule, group, value, match), marks: [] });
+        if (known) candidates.push({ firing: firstSeenFiring(rule, group, value, match), marks: [] });
+        known = true;
       } else if (match.at - previous < REFRESH_MS) {
         continue;
       }

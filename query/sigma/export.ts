@@ -132,10 +132,13 @@ function globEntry(key: string, pattern: string): [string, string] {
 /** The rule's detection without the filter its log source adds on import (that is what logsource says). */
 function withoutSourceFilter(tree: QueryNode, mapping: LogsourceMapping | null): QueryNode {
   if (!mapping?.filter || tree.kind !== 'and') return tree;
-  // Compared as printed after a parse, the form the stored pattern has.
-  const filter = printQuery(parseQuery(printQuery(mapping.filter)));
-  const rest = tree.children.filter((c) => printQuery(c) !== filter);
-  if (rest.length === tree.children.length) return tree;
+  // Compared as printed after a parse, the form the stored pattern has; a filter that is itself an AND was
+  // flattened into the rule's AND on import, so each of its parts is looked for.
+  const filter = parseQuery(printQuery(mapping.filter));
+  const parts = (filter.kind === 'and' ? filter.children : [filter]).map(printQuery);
+  const printed = tree.children.map(printQuery);
+  if (!parts.every((p) => printed.includes(p))) return tree;
+  const rest = tree.children.filter((_, i) => !parts.includes(printed[i]!));
   return rest.length === 1 ? rest[0]! : { kind: 'and', children: rest };
 }
 

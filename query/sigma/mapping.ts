@@ -41,8 +41,8 @@ const DNS: QueryNode = { kind: 'exists', field: 'dns.question.name' };
 /** Sources whose fields are the parser's own: only the common table and ECS names apply. */
 const NO_FIELDS = lookupTable<string>({});
 
-/** Web server and proxy logs share the W3C/Sigma field names. */
-const WEB_FIELDS = lookupTable<string>({
+/** Web server and proxy logs share the W3C/Sigma field names; Sigma's Zeek http rules use them too. */
+const W3C_WEB_NAMES: Record<string, string> = {
   'c-ip': 'source.ip',
   'c-uri': 'url.original',
   'cs-uri': 'url.original',
@@ -72,7 +72,8 @@ const WEB_FIELDS = lookupTable<string>({
   'dst_ip': 'destination.ip',
   'dst_port': 'destination.port',
   'src_ip': 'source.ip',
-});
+};
+const WEB_FIELDS = lookupTable<string>(W3C_WEB_NAMES);
 
 const DNS_FIELDS = lookupTable<string>({
   query: 'dns.question.name',
@@ -108,6 +109,33 @@ const NETWORK_FIELDS = lookupTable<string>({
   action: 'event.action',
   protocol: 'network.transport',
 });
+
+/** FortiGate's key names (FortiOS log reference) and where the device catalogue puts their values. */
+const FORTIGATE_FIELDS = lookupTable<string>({
+  srcip: 'source.ip',
+  srcport: 'source.port',
+  dstip: 'destination.ip',
+  dstport: 'destination.port',
+  action: 'event.action',
+  user: 'user.name',
+  logid: 'event.code',
+  logdesc: 'event.reason',
+  msg: 'message',
+  level: 'log.level',
+  devname: 'observer.name',
+  policyid: 'rule.id',
+  type: 'fortinet.firewall.type',
+  subtype: 'fortinet.firewall.subtype',
+  cfgpath: 'fortinet.firewall.cfgpath',
+  cfgobj: 'fortinet.firewall.cfgobj',
+  cfgattr: 'fortinet.firewall.cfgattr',
+});
+
+/** Lines of a network vendor's devices, as the device catalogue (pipeline/parser/devices/catalogue) names the vendor and product. */
+function device(vendor: string, product?: string): QueryNode {
+  const byVendor: QueryNode = { kind: 'eq', field: 'observer.vendor', value: vendor };
+  return product ? { kind: 'and', children: [byVendor, { kind: 'eq', field: 'observer.product', value: product }] } : byVendor;
+}
 
 /** Fields every source carries (the parser's own). */
 const COMMON_FIELDS = lookupTable<string>({
@@ -390,6 +418,11 @@ export const LOGSOURCES: LogsourceMapping[] = [
   ...ZEEK_LOGS,
   ...WINDOWS_LOGS,
   { when: { category: 'dns' }, means: 'DNS events (Zeek, Suricata)', filter: DNS, fields: DNS_FIELDS },
+  { when: { product: 'fortigate' }, means: 'FortiGate logs (traffic, event, UTM), fields under their FortiOS key names', filter: device('Fortinet', 'FortiGate'), fields: FORTIGATE_FIELDS },
+  // Sigma's rules for routers and switches are keywords over the line; the service (aaa, bgp, ldp) names a feature, not a log format.
+  { when: { product: 'cisco' }, means: 'Cisco devices (IOS, IOS-XE, IOS-XR, NX-OS, ASA, FTD, ISE, Meraki), keyword rules', filter: device('Cisco'), fields: NO_FIELDS },
+  { when: { product: 'juniper' }, means: 'Juniper devices (Junos, SRX, ScreenOS), keyword rules', filter: device('Juniper'), fields: NO_FIELDS },
+  { when: { product: 'huawei' }, means: 'Huawei firewalls, routers and switches, keyword rules', filter: device('Huawei'), fields: NO_FIELDS },
   { when: { category: 'firewall' }, means: 'firewall events (iptables, Cisco ASA, CEF/LEEF firewalls)', filter: category('network'), fields: NETWORK_FIELDS },
 ];
 
