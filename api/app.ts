@@ -12,8 +12,9 @@ import { IngestGate } from './ingest-gate.js';
 import { codeForStatus, HttpError } from './http-error.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { requestMetrics } from './metrics.js';
-import { mountRoutes, type Route } from './route.js';
+import { mountRoutes, type ErrorBody, type Route } from './route.js';
 import { artifactRoutes } from './routes/artifacts.js';
+import { OTLP_LOGS_PATH, otlpLogsRoute, otlpRoutes } from './routes/otlp.js';
 import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
@@ -52,6 +53,7 @@ export function allRoutes(): Route[] {
     ...authRoutes,
     ...samlRoutes,
     ...artifactRoutes,
+    ...otlpRoutes,
     ...graphRoutes,
     // Before the lead-rule routes: /v1/lead-rules/pack is not a rule id.
     ...leadRulePackRoutes,
@@ -108,6 +110,15 @@ function errorEnvelope(deps: ApiDeps): Middleware {
         deps.logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
         noteError('api', `${ctx.method} ${ctx.path}: ${err instanceof Error ? err.message : String(err)}`);
       }
+      // A route speaking a protocol of its own (OTLP) answers its errors in that protocol.
+      const errorBody = ctx.state.errorBody as ErrorBody | undefined;
+      if (errorBody) {
+        const answer = errorBody.render({ status, code, message }, ctx);
+        ctx.body = answer.body;
+        ctx.status = status;
+        ctx.set(answer.headers);
+        return;
+      }
       ctx.status = status;
       ctx.body = { success: false, message, data: null, error: { code, details } };
     }
@@ -148,20 +159,29 @@ const boundedNesting: Middleware = async (ctx, next) => {
   await next();
 };
 
-export function createApp(runtime: ApiRuntime): Koa {
-  if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
-  const deps: ApiDeps = {
+/** What the routes use; one per process, shared by the API app and the OTLP port's (one ingest gate, one identity cache). */
+export function apiDeps(runtime: ApiRuntime): ApiDeps {
+  return {
     ...runtime,
     ingestGate: new IngestGate(runtime.bus, artifactsRaw.name, consumersOf(artifactsRaw.name, runtime.config.pipeline.topology), () => runtime.config.ingestMaxLag),
     identity: new Identity(runtime.store, runtime.state, runtime.config),
     outbound: new OutboundClient(runtime.config.outbound),
   };
+}
+
+export function createApp(runtime: ApiRuntime, deps: ApiDeps = apiDeps(runtime)): Koa {
+  if (!runtime.config.jwtSecret) throw new Error('the API needs a JWT secret (CAIRN_JWT_SECRET)');
   const app = new Koa({ proxy: runtime.config.identity.trustProxy });
   runtime.health.register('api', 'api').catch((err: unknown) => runtime.logger.warn({ err }, 'could not register the API for health'));
   runtime.health.startMonitor();
   const router = new Router({ prefix: '/api' });
   const authenticateCaller = authenticate(runtime.config.jwtSecret, deps.identity);
-  mountRoutes(router, allRoutes(), {
+  const routes = allRoutes();
+  // Routes reading their body as bytes (OTLP's protobuf and JSON) get it unread by the JSON parser. The router
+  // matches paths in any case and with a trailing slash, so the paths are compared so too.
+  const rawBodyPath = (path: string) => path.toLowerCase().replace(/\/+$/, '');
+  const rawBodyPaths = new Set(routes.filter((r) => r.rawBody).map((r) => rawBodyPath(`/api${r.path}`)));
+  mountRoutes(router, routes, {
     deps,
     authenticate: authenticateCaller,
     validateResponses: deps.config.validateResponses,
@@ -177,21 +197,41 @@ export function createApp(runtime: ApiRuntime): Koa {
   // The SAML assertion consumer takes the IdP's HTML form post; everything else speaks JSON only (a form body elsewhere is a CSRF vector).
   const formParser = bodyParser({ enableTypes: ['form'], formLimit: '1mb' });
   app.use(async (ctx, next) => (ctx.path === SAML_ACS_PATH ? formParser(ctx, next) : next()));
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: MAX_BODY_BYTES,
-      encoding: 'utf-8',
-      onError: (err) => {
-        const status = (err as { status?: number }).status;
-        if (status === 413) throw new HttpError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
-        throw new HttpError(400, 'bad_request', `request body is not valid JSON: ${err.message}`);
-      },
-    }),
-  );
+  const jsonParser = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: MAX_BODY_BYTES,
+    encoding: 'utf-8',
+    onError: (err) => {
+      const status = (err as { status?: number }).status;
+      if (status === 413) throw new HttpError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+      throw new HttpError(400, 'bad_request', `request body is not valid JSON: ${err.message}`);
+    },
+  });
+  app.use(async (ctx, next) => (rawBodyPaths.has(rawBodyPath(ctx.path)) ? next() : jsonParser(ctx, next)));
   app.use(boundedNesting);
   // TAXII 2.1 (threat intel publications) at /taxii2/, where TAXII clients look, beside /api.
   app.use(taxiiRoutes(deps, authenticateCaller));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}
+
+/**
+ * The OTLP port's app (CAIRN_OTLP_PORT): only OTLP/HTTP's standard POST /v1/logs, the API's OTLP route
+ * itself (same handler, auth and limits), so that a collector's otlphttp exporter needs only host and port.
+ */
+export function createOtlpApp(deps: ApiDeps): Koa {
+  if (!deps.config.jwtSecret) throw new Error('the OTLP listener needs a JWT secret (CAIRN_JWT_SECRET)');
+  const app = new Koa({ proxy: deps.config.identity.trustProxy });
+  const router = new Router();
+  mountRoutes(router, [{ ...otlpLogsRoute, path: OTLP_LOGS_PATH }], {
+    deps,
+    authenticate: authenticate(deps.config.jwtSecret, deps.identity),
+    validateResponses: deps.config.validateResponses,
+  });
+  app.use(requestLog(deps));
+  app.use(requestMetrics);
+  app.use(errorEnvelope(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -14,6 +14,11 @@ export const apiMetrics = {
   }),
   ingested: new Counter({ name: 'svc_ingest_artifacts_total', help: 'Artifacts posted to ingest, by outcome (accepted or rejected)', labelNames: ['outcome'] as const }),
   throttled: new Counter({ name: 'svc_ingest_throttled_total', help: 'Ingest requests answered 429 because the pipeline was behind' }),
+  otlpRecords: new Counter({
+    name: 'svc_otlp_log_records_total',
+    help: 'OpenTelemetry log records received over OTLP/HTTP, by encoding (protobuf, json) and outcome (accepted or rejected); also counted in svc_ingest_artifacts_total',
+    labelNames: ['encoding', 'outcome'] as const,
+  }),
 };
 
 /** Counts and times every request under its route pattern (not its path, which would make a series per id). */

@@ -31,6 +31,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The token lacks the required permission',
   404: 'Not found',
   413: 'Request body too large',
+  415: 'Unsupported Content-Type or Content-Encoding',
   409: 'Conflicts with the current state (e.g. a duplicate email, the last admin)',
   429: 'Too many requests (pipeline behind, or too many failed logins); retry after the Retry-After header',
   500: 'Internal error',
@@ -40,6 +41,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /** A body's media types: JSON, and the same document as YAML for the routes that take it. */
 function requestContent(schema: JsonSchema, yaml: boolean | undefined): Record<string, { schema: JsonSchema }> {
   return { 'application/json': { schema }, ...(yaml ? { 'application/yaml': { schema } } : {}) };
+}
+
+/** An error answer's media types: the error envelope, or the route's own protocol's error (OTLP's Status) in each media type it takes. */
+function errorContent(route: Route): Record<string, { schema: JsonSchema }> {
+  if (!route.errorBody) return { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+  const types = route.rawBody ? Object.keys(route.rawBody.types) : ['application/json'];
+  return Object.fromEntries(types.map((type) => [type, { schema: { description: route.errorBody!.description } }]));
 }
 
 export function buildOpenApiDocument(routes: Route[], version: string): JsonSchema {
@@ -68,6 +76,15 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
         : { security: [] }),
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: requestContent(toJsonSchema(route.body, 'input'), route.yamlBody) } } : {}),
+      ...(route.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: `At most ${route.rawBody.limit} bytes, also once decompressed; Content-Encoding gzip or deflate is undone.`,
+              content: Object.fromEntries(Object.entries(route.rawBody.types).map(([type, description]) => [type, { schema: { type: 'string', format: 'binary', description } }])),
+            },
+          }
+        : {}),
       ...(route.multipart
         ? {
             requestBody: {
@@ -92,7 +109,7 @@ export function buildOpenApiDocument(routes: Route[], version: string): JsonSche
         ...Object.fromEntries(
           [...errors].sort().map((status) => [
             String(status),
-            { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: errorContent(route) },
           ]),
         ),
       },

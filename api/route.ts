@@ -10,6 +10,7 @@ import { requirePermission, requireSession, type AuthContext } from './auth.js';
 import { recordChange, type AuditNote } from './audit.js';
 import { HttpError } from './http-error.js';
 import { isYamlRequest, readYamlBody } from './yaml-body.js';
+import { readRawBody, type RawBodyOptions, type RawRequestBody } from './raw-body.js';
 import type { Permission } from '../identity/permissions.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -25,6 +26,8 @@ export interface RouteInput<P, Q, B> {
   auth: AuthContext;
   deps: ApiDeps;
   ctx: Context;
+  /** The body as sent (gunzipped), on routes declaring `rawBody`; undefined on the others. */
+  rawBody: RawRequestBody | undefined;
 }
 
 export interface RouteResult<D> {
@@ -45,8 +48,8 @@ export interface RouteResult<D> {
 export interface RawBody {
   status: number;
   headers: Record<string, string>;
-  /** A stream is sent as it is written (server-sent events). */
-  body: string | Readable | null;
+  /** A stream is sent as it is written (server-sent events); bytes for binary protocols (OTLP's protobuf). */
+  body: string | Buffer | Readable | null;
 }
 
 export interface FileBody {
@@ -75,6 +78,13 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** The body may also come as YAML (Content-Type application/yaml, api/yaml-body.ts): the same document, validated by `body` alike. */
   yamlBody?: true;
+  /**
+   * The body is read as bytes, not parsed as JSON: a protocol of its own (OTLP's protobuf or JSON). Its media types (any
+   * other answers 415), gunzipped per Content-Encoding, bounded (413); the handler gets it as `rawBody`. No `body` schema then.
+   */
+  rawBody?: RawBodyOptions;
+  /** Errors answered in the route's own protocol instead of the error envelope (OTLP answers a google.rpc.Status); auth, validation and handler errors alike. */
+  errorBody?: ErrorBody;
   /** Schema of `data` in the success envelope. */
   response: R;
   successStatus?: number;
@@ -87,6 +97,12 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** A multipart/form-data request (the handler reads it): part name to description, for the API document. */
   multipart?: { parts: Record<string, string>; required: string[] };
   handler(input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>): Promise<RouteResult<z.input<R>>>;
+}
+
+export interface ErrorBody {
+  /** What an error answer holds, for the API document. */
+  description: string;
+  render(error: { status: number; code: string; message: string }, ctx: Context): RawBody;
 }
 
 export type Route = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, Schema>;
@@ -123,9 +139,10 @@ export function mountRoutes(router: Router, routes: Route[], { deps, authenticat
     const handle: Middleware = async (ctx) => {
       const params = parseInput(route.params, ctx.params, 'path');
       const query = parseInput(route.query, ctx.query, 'query');
+      const rawBody = route.rawBody ? await readRawBody(ctx, route.rawBody) : undefined;
       const sent = route.yamlBody && isYamlRequest(ctx) ? await readYamlBody(ctx) : (ctx.request as { body?: unknown }).body;
       const body = parseInput(route.body, sent ?? {}, 'body');
-      const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx });
+      const result = await route.handler({ params, query, body, auth: ctx.state.auth as AuthContext, deps, ctx, rawBody });
       if (audited) await recordChange(deps, ctx, route, params, result);
       if (result.redirect) {
         ctx.redirect(result.redirect);
@@ -156,6 +173,8 @@ export function mountRoutes(router: Router, routes: Route[], { deps, authenticat
       ctx.status = result.status ?? route.successStatus ?? 200;
       ctx.body = route.envelope === false ? data : { success: true, message: result.message, data };
     };
-    router.register(route.path, [route.method.toUpperCase()], [...guards, handle]);
+    // Set before the guards, so that a 401 or 403 is answered in the route's protocol too (the error middleware reads it).
+    const errorBody: Middleware[] = route.errorBody ? [(ctx, next) => ((ctx.state.errorBody = route.errorBody), next())] : [];
+    router.register(route.path, [route.method.toUpperCase()], [...errorBody, ...guards, handle]);
   }
 }

@@ -1,7 +1,7 @@
 // The long-running processes `cairn start`, `cairn api` and `cairn worker <stage>`
 // run (cli/commands/serve.ts declares them): loaded only when one runs.
 import http from 'node:http';
-import { createApp } from '../api/app.js';
+import { apiDeps, createApp, createOtlpApp } from '../api/app.js';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config/env.js';
 import { chosenLogFormat, createLogger, type Logger } from '../lib/logger.js';
 import { loadGeoIp } from '../pipeline/geoip/geoip.js';
@@ -25,19 +25,32 @@ import { activeCertificate } from '../clickhouse/tables/tls-certificates.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
-async function serve(runtime: Runtime, identity: Identity): Promise<{ server: http.Server; tls: TlsServices }> {
-  const app = createApp({ ...runtime });
+/** An HTTP server for `app` on host:port; resolves once it listens, with the port bound. */
+async function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(runtime.config.port, runtime.config.host, resolve);
+    server.listen(port, host, resolve);
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : runtime.config.port;
-  runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
+  return { server, port: typeof address === 'object' && address ? address.port : port };
+}
+
+async function serve(runtime: Runtime, identity: Identity): Promise<{ servers: http.Server[]; tls: TlsServices }> {
+  const deps = apiDeps({ ...runtime });
+  const app = createApp({ ...runtime }, deps);
+  const api = await listen(app, runtime.config.port, runtime.config.host);
+  runtime.logger.info({ port: api.port }, `API listening on http://${runtime.config.host}:${api.port}/api`);
+  const servers = [api.server];
+  // OTLP/HTTP's standard path on a port of its own, for collectors configured with host and port only (docs/otlp.md).
+  if (runtime.config.otlp.port !== undefined) {
+    const otlp = await listen(createOtlpApp(deps), runtime.config.otlp.port, runtime.config.host);
+    runtime.logger.info({ port: otlp.port }, `OTLP/HTTP logs on http://${runtime.config.host}:${otlp.port}/v1/logs`);
+    servers.push(otlp.server);
+  }
   // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
   const tls = await startTls({ app, ...runtime, box: identity.box });
-  return { server, tls };
+  return { servers, tls };
 }
 
 /** The syslog listeners whose ports are set (docs/syslog.md), where ingest runs; TLS serves the TLS settings' certificate. */
@@ -179,7 +192,7 @@ async function startProcess(kind: Kind, stageNames: string[], loaded: Config, lo
     await reporting?.close();
     if (served) {
       await served.tls.close();
-      await new Promise((resolve) => served.server.close(resolve));
+      await Promise.all(served.servers.map((server) => new Promise((resolve) => server.close(resolve))));
     }
     await runtime.close();
   };

@@ -216,6 +216,7 @@ const EnvSchema = z.object({
   CAIRN_LOGIN_FAILURE_WINDOW: withDefault(duration, '15m'),
   CAIRN_PASSWORD_KDF_COST: withDefault(z.coerce.number().int().min(10).max(20), 15),
   CAIRN_TLS_PORT: optional(port),
+  CAIRN_OTLP_PORT: optional(port),
   CAIRN_CLICKHOUSE_HTTP_PORT: optional(port),
   CAIRN_CLICKHOUSE_HTTP_HOST: withDefault(z.string().min(1), '127.0.0.1'),
   CAIRN_CLICKHOUSE_HTTP_MAX_EXECUTION_TIME: withDefault(z.coerce.number().int().min(1).max(3600), 60),
@@ -292,6 +293,7 @@ export interface Config {
   /** What makes a node internal, managed, trusted or infrastructure, and in scope of which frameworks. */
   graph: GraphScopes;
   identity: IdentityConfig;
+  otlp: OtlpConfig;
   operations: OperationsConfig;
   /**
    * The shipped lead-rule pack (rules/pack, docs/rules.md): installed when the first admin is made on an
@@ -339,6 +341,12 @@ export interface SyslogConfig {
   tlsClientCaFile?: string;
   /** Messages per second one sender address may send; past it UDP drops (counted) and streams wait. */
   ratePerSender: number;
+}
+
+/** OpenTelemetry logs over OTLP/HTTP (docs/otlp.md). */
+export interface OtlpConfig {
+  /** Port of the standard OTLP/HTTP listener (POST /v1/logs) on HOST; unset: OTLP only at /api/v1/otlp/v1/logs on the API port. */
+  port?: number;
 }
 
 /** Health, metrics and TLS (docs/operations.md). */
@@ -479,6 +487,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     defaultRules: env.CAIRN_DEFAULT_RULES === 'on',
     threatIntel: { retroHuntDays: env.CAIRN_RETROHUNT_DAYS },
     backfill: { onEnableDays: env.CAIRN_RULES_BACKFILL_DAYS, pageSize: env.CAIRN_BACKFILL_PAGE_SIZE },
+    otlp: { port: env.CAIRN_OTLP_PORT },
     operations: {
       tlsPort: env.CAIRN_TLS_PORT,
       certExpiryWarnDays: env.CAIRN_CERT_EXPIRY_WARN_DAYS,

@@ -12,6 +12,12 @@ describe('configuration', () => {
     expect(isEmbedded(config)).toBe(true);
   });
 
+  it('serves OTLP on its own port only when CAIRN_OTLP_PORT is set, and names the variable when it is not a port', () => {
+    expect(loadConfig({}).otlp.port).toBeUndefined();
+    expect(loadConfig({ CAIRN_OTLP_PORT: '4318' }).otlp.port).toBe(4318);
+    expect(() => loadConfig({ CAIRN_OTLP_PORT: '70000' })).toThrow(/CAIRN_OTLP_PORT:/);
+  });
+
   it('treats empty strings as unset', () => {
     const config = loadConfig({ PORT: '', CAIRN_KAFKA_BROKERS: ' ', CAIRN_REDIS_URL: '' });
     expect(config.port).toBe(8080);

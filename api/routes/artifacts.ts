@@ -4,8 +4,9 @@ import { newId } from '../../lib/ids.js';
 import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { QuerySyntaxError } from '../../query/parse.js';
 import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
-import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
+import type { RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
+import { admitAndPublish } from '../ingest.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { apiMetrics } from '../metrics.js';
 import { produce } from '../produce.js';
@@ -102,14 +103,7 @@ export const artifactRoutes = [
       if (accepted.length === 0) {
         throw new HttpError(400, 'validation_error', `no artifact was accepted: ${rejections[0]!.reason} (item ${rejections[0]!.index})`, rejections);
       }
-      try {
-        await deps.ingestGate.admit(accepted.length);
-      } catch (err) {
-        apiMetrics.throttled.inc();
-        throw err;
-      }
-      await produce(deps, ctx, artifactsRaw, accepted, { what: 'these artifacts (some may have been queued)', then: 'send them again' });
-      apiMetrics.ingested.inc({ outcome: 'accepted' }, accepted.length);
+      await admitAndPublish(deps, ctx, accepted);
       const note = rejections.length ? `, ${rejections.length} rejected` : '';
       return {
         message: `${accepted.length} artifact(s) accepted for processing${note}`,

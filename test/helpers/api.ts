@@ -6,7 +6,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { createApp } from '../../api/app.js';
+import { apiDeps, createApp, createOtlpApp } from '../../api/app.js';
 import { mintToken } from '../../api/auth.js';
 import { PERMISSIONS } from '../../identity/permissions.js';
 import { openRuntime, startStages, type Runtime } from '../../cli/runtime.js';
@@ -28,6 +28,8 @@ export interface TestApiOptions {
   stages?: string[];
   /** Further environment, e.g. { CAIRN_INGEST_MAX_LAG: '10' }. */
   env?: Record<string, string>;
+  /** Also serve the OTLP port's app (as CAIRN_OTLP_PORT does), on a free port: `otlpUrl`. */
+  otlp?: boolean;
   /** Keep every log line (debug level and up) here instead of printing them, e.g. to check that none holds a secret. */
   logLines?: string[];
 }
@@ -41,6 +43,8 @@ export interface ApiResponse {
 
 export interface TestApi {
   url: string;
+  /** The OTLP port's base URL (with the `otlp` option). */
+  otlpUrl?: string;
   dataDir: string;
   runtime: Runtime;
   /** A token for a fresh organization, so tests do not see each other's data. */
@@ -73,13 +77,19 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const logger = options.logLines ? createLogger('debug', { write: (line: string) => void options.logLines!.push(line) }) : testLogger;
   const runtime = await openRuntime(config, logger);
   const subscriptions = await startStages(runtime, options.stages ?? []);
-  const server = http.createServer(createApp(runtime).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  const url = `http://127.0.0.1:${port}`;
+  const deps = apiDeps(runtime);
+  const listen = async (server: http.Server) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
+  const server = http.createServer(createApp(runtime, deps).callback());
+  const url = await listen(server);
+  const otlpServer = options.otlp ? http.createServer(createOtlpApp(deps).callback()) : null;
+  const otlpUrl = otlpServer ? await listen(otlpServer) : undefined;
 
   return {
     url,
+    otlpUrl,
     dataDir,
     runtime,
     token(permissions = 'all', orgId = `org-${randomUUID().slice(0, 8)}`) {
@@ -109,8 +119,10 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     },
     async close() {
       await Promise.all(subscriptions.map((s) => s.stop()));
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      for (const open of otlpServer ? [server, otlpServer] : [server]) {
+        open.closeAllConnections();
+        await new Promise((resolve) => open.close(resolve));
+      }
       await runtime.close();
     },
   };
