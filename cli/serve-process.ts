@@ -16,6 +16,7 @@ import { startSyncSchedule } from '../threatintel/schedule.js';
 import { announceChange } from '../pipeline/state/index.js';
 import { applyPackAtStart, installedBy } from '../rules/pack.js';
 import { openRuntime, startStages, type Runtime } from './runtime.js';
+import { consoleBuild } from '../console/serve.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
@@ -29,6 +30,11 @@ async function serve(runtime: Runtime, identity: Identity): Promise<{ server: ht
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : runtime.config.port;
   runtime.logger.info({ port }, `API listening on http://${runtime.config.host}:${port}/api`);
+  // The console is built from its sources now, in memory, so the first visitor does not wait and no stale build exists.
+  consoleBuild().then(
+    (built) => runtime.logger.info({ ms: built.buildMs, initialJsGzipBytes: built.initialJsGzipBytes }, `console at http://${runtime.config.host}:${port}/`),
+    (err: unknown) => runtime.logger.error({ err }, 'could not build the console (docs/console.md)'),
+  );
   // HTTPS beside HTTP, the same app: on CAIRN_TLS_PORT once a certificate is active (docs/tls.md).
   const tls = await startTls({ app, ...runtime, box: identity.box });
   return { server, tls };
