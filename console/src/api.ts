@@ -57,7 +57,7 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   // An expired token is renewed from the session cookie once; a dead session goes back to login.
   if (response.status === 401 && currentSession.value) {
     if (!(await renew())) {
-      sessionLost();
+      // renew() has sent the user to login, keeping their place.
       throw new ApiError('Your session has ended', 401, 'unauthorized', null);
     }
     response = await send(method, path, options);

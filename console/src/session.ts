@@ -130,6 +130,8 @@ export async function logout(): Promise<void> {
 
 /** The session ended (expired, revoked, user deactivated): back to login, remembering the place to return to. */
 export function sessionLost(): void {
+  // Once is enough: several requests may find the session gone at the same moment.
+  if (!currentSession.value) return;
   const wasAt = place.value.path + (place.value.params.size ? `?${place.value.params.toString()}` : '');
   forget();
   sessionNotice.value = 'Your session has ended. Log in again to continue where you were.';

@@ -99,6 +99,7 @@ export function SearchPage() {
     if (answer.value && performance.getEntriesByName('cairn:results-answer').length) {
       performance.measure('cairn:results-render', 'cairn:results-answer');
       performance.clearMarks('cairn:results-answer');
+      performance.mark('cairn:results-shown');
     }
   }, [answer.value]);
 

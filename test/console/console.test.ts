@@ -1,0 +1,315 @@
+// The analyst's console in a real browser (issue 40): Debian's Chromium,
+// headless, against a real cairn API with its store stage. Controls are found
+// by role and accessible name, as a screen reader would; every page is
+// checked by axe-core and photographed in light and dark for docs/console/.
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveIncidents } from '../../clickhouse/tables/incidents.js';
+import { BUILTIN_ROLES } from '../../identity/roles.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { eventually } from '../helpers/buses.js';
+import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+
+const PASSWORD = 'correct horse battery staple';
+const SCRIPT_LINE = '<script>window.__cairnInjected = true</script> GET /login?next=<img src=x onerror=alert(1)> 403';
+const SSH_LINES = 120;
+
+describe('the console in a browser', () => {
+  const orgId = `org-${randomUUID().slice(0, 8)}`;
+  const analyst = { email: `analyst-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
+  const viewer = { email: `viewer-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
+  const incidentId = randomUUID();
+  let api: TestApi;
+  let admin: string;
+  let browser: Browser;
+  const opened: ConsolePage[] = [];
+  const timings: Record<string, number> = {};
+
+  async function total(query: string): Promise<number> {
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=${encodeURIComponent(query)}`, { token: admin });
+    expect(res.status, res.text).toBe(200);
+    return (res.body.data as { total: number }).total;
+  }
+
+  async function open(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const consolePage = await openConsole(browser, api.url, colorScheme);
+    opened.push(consolePage);
+    return consolePage.page;
+  }
+
+  async function logIn(page: Page, who: { email: string; password: string }): Promise<void> {
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  async function expectAccessible(page: Page): Promise<void> {
+    expect(await seriousViolations(page)).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    api = await startTestApi({ stages: ['store'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
+    admin = api.token('all', orgId);
+    for (const [who, role] of [
+      [analyst, BUILTIN_ROLES.analyst.id],
+      [viewer, BUILTIN_ROLES.viewer.id],
+    ] as const) {
+      const res = await api.request('POST', '/api/v1/users', { token: admin, body: { email: who.email, name: role === BUILTIN_ROLES.viewer.id ? 'Vera Viewer' : 'Ana Analyst', role_id: role, password: who.password } });
+      expect(res.status, res.text).toBe(201);
+    }
+    const now = Date.now();
+    const artifacts = [
+      ...Array.from({ length: SSH_LINES }, (_, i) => ({
+        source: 'auth',
+        timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
+        raw: `sshd[${1000 + i}]: Failed password for ${i % 3 === 0 ? 'root' : 'invalid user admin'} from 203.0.113.${i % 20} port ${40000 + i} ssh2`,
+      })),
+      { source: 'nginx', timestamp: new Date(now - 30_000).toISOString(), raw: SCRIPT_LINE },
+    ];
+    const ingested = await api.request('POST', '/api/v1/artifacts', { token: admin, body: { artifacts } });
+    expect(ingested.status, ingested.text).toBe(202);
+    await eventually(async () => expect(await total('')).toBe(artifacts.length), 30_000, 200);
+    const seen = new Date(now - 3_600_000).toISOString();
+    await saveIncidents(api.runtime.store, [
+      {
+        id: incidentId,
+        org_id: orgId,
+        title: 'SSH password guessing from 203.0.113.0/24',
+        severity: 'high',
+        artifact_count: SSH_LINES,
+        node_count: 2,
+        node_ids: [],
+        observation_ids: [],
+        first_seen: seen,
+        last_seen: new Date(now).toISOString(),
+        created_at: seen,
+        updated_at: seen,
+      },
+    ]);
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    for (const { context } of opened) await context.close().catch(() => undefined);
+    await browser?.close();
+    await api?.close();
+    console.log(`[console] timings (ms): ${JSON.stringify(timings)}`);
+  });
+
+  it('logs in from a deep link and lands where it pointed, with no token in browser storage', async () => {
+    const page = await open();
+    await page.goto('/search?q=sshd&range=7d');
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/search?q=sshd&range=7d');
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'login');
+
+    await logIn(page, { ...analyst, password: 'not the password at all' });
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid email or password/i);
+
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    expect(page.url()).toBe(`${api.url}/search?q=sshd&range=7d`);
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`${SSH_LINES} artifacts`);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    expect(stored).toBe('{}{}');
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === 'cairn_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Strict');
+    expect(page.url()).not.toMatch(/token|eyJ/);
+  });
+
+  it('runs a search whose count matches the API, newest first, paged; reload shows the same search', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    const query = 'source:auth "invalid user"';
+    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Last 7 days' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    const expected = await total(query);
+    expect(expected).toBe(SSH_LINES - SSH_LINES / 3);
+    const status = page.getByRole('status').first();
+    await expect.poll(() => status.textContent()).toBe(`${expected} artifacts`);
+    const results = page.getByRole('table', { name: 'Search results, newest first' });
+    const times = await results.locator('tbody time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
+    expect(times.length).toBe(50);
+    expect([...times].sort().reverse()).toEqual(times);
+    // Times in the browser's zone, UTC on hover.
+    expect(await results.locator('tbody time').first().getAttribute('title')).toMatch(/UTC$/);
+    timings.resultsRenderAfterAnswer = await page.evaluate(() => performance.getEntriesByName('cairn:results-render').at(-1)?.duration ?? -1);
+    expect(timings.resultsRenderAfterAnswer).toBeGreaterThanOrEqual(0);
+    expect(timings.resultsRenderAfterAnswer).toBeLessThan(300);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search');
+
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
+    const url = page.url();
+    expect(new URL(url).searchParams.get('q')).toBe(query);
+    expect(new URL(url).searchParams.get('range')).toBe('7d');
+    expect(new URL(url).searchParams.get('offset')).toBe('50');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    expect(page.url()).toBe(url);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe(query);
+    expect(await page.getByRole('combobox', { name: 'Time range' }).inputValue()).toBe('7d');
+    await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
+
+    // `/` focuses the query box from anywhere on the page.
+    await page.getByRole('heading', { name: 'Search' }).click();
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('query');
+  });
+
+  it('measures the first contentful paint of the search page', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    await page.goto('/search?q=sshd&range=7d');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`${SSH_LINES} artifacts`);
+    const paint = await page.evaluate(() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1,
+      firstResults: performance.getEntriesByName('cairn:results-shown')[0]?.startTime ?? -1,
+    }));
+    timings.searchFirstContentfulPaint = Math.round(paint.fcp);
+    // From navigation start to the first page of results in the table (login's token renewal included).
+    timings.searchFirstResults = Math.round(paint.firstResults);
+    expect(paint.firstResults).toBeGreaterThan(0);
+    expect(paint.firstResults).toBeLessThan(1500);
+    expect(paint.fcp).toBeGreaterThan(0);
+    expect(paint.fcp).toBeLessThan(1000);
+  });
+
+  it("shows a bad query's error at the position the API reports", async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    const query = 'source:auth AND (sshd';
+    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const api400 = await api.request('GET', `/api/v1/artifacts?query=${encodeURIComponent(query)}`, { token: admin });
+    expect(api400.status).toBe(400);
+    const position = (api400.body.error!.details as { position: number }).position;
+    const alert = page.locator('#query-error');
+    await alert.waitFor();
+    expect(await alert.getByRole('paragraph').textContent()).toBe(api400.body.message);
+    const marked = await alert.locator('pre').evaluate((pre) => {
+      const mark = pre.querySelector('mark')!;
+      return { before: mark.previousSibling?.textContent ?? '', mark: mark.textContent };
+    });
+    expect(marked.before.length).toBe(position - 1);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).selectionStart)).toBe(position - 1);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-error');
+  });
+
+  it('renders a raw line holding <script> as text in the artifact detail; Esc closes it', async () => {
+    const { page, problems } = await (async () => {
+      const p = await open();
+      return { page: p, problems: opened.at(-1)!.problems };
+    })();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('source:nginx');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: SCRIPT_LINE }).click();
+    const detail = page.getByRole('complementary', { name: 'Artifact' });
+    await detail.waitFor();
+    const raw = detail.getByLabel('Raw text');
+    expect(await raw.textContent()).toBe(SCRIPT_LINE);
+    expect(await raw.evaluate((pre) => pre.children.length)).toBe(0);
+    expect(await page.evaluate(() => (window as { __cairnInjected?: boolean }).__cairnInjected)).toBeUndefined();
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('artifact')).toMatch(/.+/);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'artifact');
+
+    // A shared link to the artifact opens it too (fetched by id), and Esc closes it.
+    await page.reload();
+    await detail.waitFor();
+    expect(await detail.getByLabel('Raw text').textContent()).toBe(SCRIPT_LINE);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => detail.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('artifact')).toBeNull();
+    expect(problems).toEqual([]);
+  });
+
+  it('lists incidents, changes one\'s status, and shows it in the list', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    const list = page.getByRole('table', { name: 'Incidents, newest first' });
+    const row = list.getByRole('row').filter({ hasText: 'SSH password guessing' });
+    await row.waitFor();
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('New');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'incidents');
+
+    await row.getByRole('link', { name: 'SSH password guessing from 203.0.113.0/24' }).click();
+    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    await page.getByRole('combobox', { name: 'New status' }).selectOption({ label: 'Investigating' });
+    await page.getByRole('button', { name: 'Set status' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Incident status updated' }).textContent()).toBe('Incident status updated to Investigating');
+    await expect.poll(() => page.getByRole('listitem').filter({ hasText: 'New → Investigating' }).count()).toBe(1);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'incident');
+    const fromApi = await api.request('GET', `/api/v1/incidents/${incidentId}`, { token: admin });
+    expect((fromApi.body.data as { status_name: string }).status_name).toBe('Investigating');
+
+    await page.getByRole('link', { name: '← Incidents' }).click();
+    await expect.poll(() => list.getByRole('row').filter({ hasText: 'SSH password guessing' }).getByRole('cell').nth(2).textContent()).toBe('Investigating');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Investigating' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('2');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('1 incident');
+  });
+
+  it('shows a viewer no write control, and the API refuses the write anyway', async () => {
+    const page = await open();
+    await page.goto(`/incidents/${incidentId}`);
+    await logIn(page, viewer);
+    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Set status' }).count()).toBe(0);
+    expect(await page.getByRole('combobox', { name: 'New status' }).count()).toBe(0);
+    expect(await page.getByText('Vera Viewer').count()).toBe(1);
+    await expectAccessible(page);
+    const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
+    const refused = await api.request('PUT', `/api/v1/incidents/${incidentId}/status`, { token: (login.body.data as { token: string }).token, body: { status: 3 } });
+    expect(refused.status).toBe(403);
+  });
+
+  it('takes the user back to login when the session ends, and returns them to their place', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    await page.goto('/incidents?severity=high');
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    // The session ends elsewhere (as at its idle timeout or a revocation): logged out with the browser's own cookie.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'cairn_session')!;
+    const ended = await fetch(`${api.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: `cairn_session=${cookie.value}`, origin: api.url } });
+    expect(ended.status).toBe(200);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'New' });
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/incidents?status=1&severity=high');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/session has ended/);
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    expect(page.url()).toBe(`${api.url}/incidents?status=1&severity=high`);
+
+    // Logging out ends the session: a reload finds no session and asks to log in.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+  });
+});
