@@ -34,7 +34,9 @@ function focusSearchKey(event: KeyboardEvent): void {
   const target = event.target as HTMLElement | null;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
   event.preventDefault();
-  if (place.value.path !== '/search' && place.value.path !== '/') navigate('/search');
+  const box = document.getElementById('query');
+  if (box) return box.focus();
+  navigate('/search');
   requestAnimationFrame(() => document.getElementById('query')?.focus());
 }
 

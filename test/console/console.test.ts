@@ -44,6 +44,18 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Log in' }).click();
   }
 
+  async function saveIncident(id: string, title: string): Promise<void> {
+    const seen = new Date(Date.now() - 3_600_000).toISOString();
+    await saveIncidents(api.runtime.store, [
+      { id, org_id: orgId, title, severity: 'high', artifact_count: SSH_LINES, node_count: 2, node_ids: [], observation_ids: [], first_seen: seen, last_seen: new Date().toISOString(), created_at: seen, updated_at: seen },
+    ]);
+  }
+
+  /** The line that says how many artifacts or incidents matched (other status lines say what a save or change did). */
+  function countOf(page: Page) {
+    return page.getByRole('status').filter({ hasText: /^(More than )?[\d,]+ (artifact|incident)s?$/ });
+  }
+
   async function expectAccessible(page: Page): Promise<void> {
     expect(await seriousViolations(page)).toEqual([]);
   }
@@ -70,23 +82,7 @@ describe('the console in a browser', () => {
     const ingested = await api.request('POST', '/api/v1/artifacts', { token: admin, body: { artifacts } });
     expect(ingested.status, ingested.text).toBe(202);
     await eventually(async () => expect(await total('')).toBe(artifacts.length), 30_000, 200);
-    const seen = new Date(now - 3_600_000).toISOString();
-    await saveIncidents(api.runtime.store, [
-      {
-        id: incidentId,
-        org_id: orgId,
-        title: 'SSH password guessing from 203.0.113.0/24',
-        severity: 'high',
-        artifact_count: SSH_LINES,
-        node_count: 2,
-        node_ids: [],
-        observation_ids: [],
-        first_seen: seen,
-        last_seen: new Date(now).toISOString(),
-        created_at: seen,
-        updated_at: seen,
-      },
-    ]);
+    await saveIncident(incidentId, 'SSH password guessing from 203.0.113.0/24');
     browser = await launchBrowser();
   });
 
@@ -112,7 +108,7 @@ describe('the console in a browser', () => {
     await logIn(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     expect(page.url()).toBe(`${api.url}/search?q=sshd&range=7d`);
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`${SSH_LINES} artifacts`);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
     expect(stored).toBe('{}{}');
     const cookies = await page.context().cookies();
@@ -130,10 +126,10 @@ describe('the console in a browser', () => {
     const query = 'source:auth "invalid user"';
     await page.getByRole('searchbox', { name: 'Query' }).fill(query);
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Last 7 days' });
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     const expected = await total(query);
     expect(expected).toBe(SSH_LINES - SSH_LINES / 3);
-    const status = page.getByRole('status').first();
+    const status = countOf(page);
     await expect.poll(() => status.textContent()).toBe(`${expected} artifacts`);
     const results = page.getByRole('table', { name: 'Search results, newest first' });
     const times = await results.locator('tbody time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
@@ -164,7 +160,60 @@ describe('the console in a browser', () => {
     // `/` focuses the query box from anywhere on the page.
     await page.getByRole('heading', { name: 'Search' }).click();
     await page.keyboard.press('/');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('query');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('query');
+
+    // Saved, shared, and opened again from the list.
+    await page.getByRole('button', { name: /^Saved searches/ }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Invalid users, last week');
+    await page.getByRole('checkbox', { name: 'Share with my organization' }).check();
+    await page.getByRole('button', { name: 'Save search' }).click();
+    const savedLink = page.getByRole('list', { name: 'Saved searches' }).getByRole('link', { name: 'Invalid users, last week' });
+    await savedLink.waitFor();
+    const savedList = await api.request('GET', '/api/v1/saved-searches?limit=100', { token: admin });
+    expect((savedList.body.data as { saved_searches: unknown[] }).saved_searches).toEqual([
+      expect.objectContaining({ name: 'Invalid users, last week', query, shared: true, filters: { range: 'last 7d' } }),
+    ]);
+    // From another page of results, the saved search opens at its first page.
+    await page.getByRole('link', { name: 'Previous page' }).click();
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
+    await savedLink.click();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    const opened = new URL(page.url());
+    expect([opened.pathname, opened.searchParams.get('q'), opened.searchParams.get('range'), opened.searchParams.get('offset')]).toEqual(['/search', query, '7d', null]);
+  });
+
+  it('searches an absolute time range, counted as the API counts it', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Custom range' });
+    // Minutes in the browser's zone, as the inputs take them.
+    const minute = 60_000;
+    const from = new Date(Math.floor((Date.now() - 61 * minute) / minute) * minute);
+    const to = new Date(Math.floor((Date.now() - 31 * minute) / minute) * minute);
+    const local = (d: Date) => page.evaluate((iso) => {
+      const date = new Date(iso);
+      return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    }, d.toISOString());
+    await page.getByLabel('From').fill(await local(from));
+    await page.getByLabel('To').fill(await local(to));
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('custom');
+    const params = new URL(page.url()).searchParams;
+    expect(params.get('from')).toBe(from.toISOString());
+    expect(params.get('to')).toBe(to.toISOString());
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=sshd&start=${from.toISOString()}&end=${to.toISOString()}`, { token: admin });
+    const expected = (res.body.data as { total: number }).total;
+    expect(expected).toBeGreaterThan(25);
+    expect(expected).toBeLessThan(35);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    await page.reload();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    expect(await page.getByLabel('From').inputValue()).toBe(await local(from));
+    await expectAccessible(page);
   });
 
   it('measures the first contentful paint of the search page', async () => {
@@ -173,7 +222,7 @@ describe('the console in a browser', () => {
     await logIn(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     await page.goto('/search?q=sshd&range=7d');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`${SSH_LINES} artifacts`);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
     const paint = await page.evaluate(() => ({
       fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1,
       firstResults: performance.getEntriesByName('cairn:results-shown')[0]?.startTime ?? -1,
@@ -193,7 +242,7 @@ describe('the console in a browser', () => {
     await logIn(page, analyst);
     const query = 'source:auth AND (sshd';
     await page.getByRole('searchbox', { name: 'Query' }).fill(query);
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     const api400 = await api.request('GET', `/api/v1/artifacts?query=${encodeURIComponent(query)}`, { token: admin });
     expect(api400.status).toBe(400);
     const position = (api400.body.error!.details as { position: number }).position;
@@ -219,7 +268,7 @@ describe('the console in a browser', () => {
     await page.goto('/login');
     await logIn(page, analyst);
     await page.getByRole('searchbox', { name: 'Query' }).fill('source:nginx');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: SCRIPT_LINE }).click();
     const detail = page.getByRole('complementary', { name: 'Artifact' });
     await detail.waitFor();
@@ -251,7 +300,8 @@ describe('the console in a browser', () => {
     const list = page.getByRole('table', { name: 'Incidents, newest first' });
     const row = list.getByRole('row').filter({ hasText: 'SSH password guessing' });
     await row.waitFor();
-    expect(await row.getByRole('cell').nth(2).textContent()).toBe('New');
+    // Columns: the selection box, title, severity, status, ...
+    expect(await row.getByRole('cell').nth(3).textContent()).toBe('New');
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'incidents');
 
@@ -267,10 +317,26 @@ describe('the console in a browser', () => {
     expect((fromApi.body.data as { status_name: string }).status_name).toBe('Investigating');
 
     await page.getByRole('link', { name: '← Incidents' }).click();
-    await expect.poll(() => list.getByRole('row').filter({ hasText: 'SSH password guessing' }).getByRole('cell').nth(2).textContent()).toBe('Investigating');
-    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Investigating' });
-    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('2');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('1 incident');
+    await expect.poll(() => list.getByRole('row').filter({ hasText: 'SSH password guessing' }).getByRole('cell').nth(3).textContent()).toBe('Investigating');
+
+    // A new incident shows without a reload.
+    const second = randomUUID();
+    await saveIncident(second, 'Port scan of 198.51.100.7');
+    await expect.poll(() => list.getByRole('link', { name: 'Port scan of 198.51.100.7' }).count(), { timeout: 20_000 }).toBe(1);
+
+    // Both set to Resolved at once from the list.
+    await page.getByRole('checkbox', { name: 'Select SSH password guessing from 203.0.113.0/24' }).check();
+    await page.getByRole('checkbox', { name: 'Select Port scan of 198.51.100.7' }).check();
+    await page.getByRole('combobox', { name: 'Set status of selected to' }).selectOption({ label: 'Resolved' });
+    await page.getByRole('button', { name: 'Apply to selected' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Set 2 incidents' }).textContent()).toBe('Set 2 incidents to Resolved');
+    for (const id of [incidentId, second]) {
+      const res = await api.request('GET', `/api/v1/incidents/${id}`, { token: admin });
+      expect((res.body.data as { status_name: string }).status_name).toBe('Resolved');
+    }
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'Resolved' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('3');
+    await expect.poll(() => countOf(page).textContent()).toBe('2 incidents');
   });
 
   it('shows a viewer no write control, and the API refuses the write anyway', async () => {
@@ -282,6 +348,12 @@ describe('the console in a browser', () => {
     expect(await page.getByRole('combobox', { name: 'New status' }).count()).toBe(0);
     expect(await page.getByText('Vera Viewer').count()).toBe(1);
     await expectAccessible(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('button', { name: /^Saved searches/ }).click();
+    expect(await page.getByRole('button', { name: 'Save search' }).count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Apply to selected' }).count()).toBe(0);
     const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
     const refused = await api.request('PUT', `/api/v1/incidents/${incidentId}/status`, { token: (login.body.data as { token: string }).token, body: { status: 3 } });
     expect(refused.status).toBe(403);
@@ -298,10 +370,10 @@ describe('the console in a browser', () => {
     const cookie = (await page.context().cookies()).find((c) => c.name === 'cairn_session')!;
     const ended = await fetch(`${api.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: `cairn_session=${cookie.value}`, origin: api.url } });
     expect(ended.status).toBe(200);
-    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'New' });
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'New' });
     await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/incidents?status=1&severity=high');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/session has ended/);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'session has ended' }).count()).toBe(1);
     await logIn(page, analyst);
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
     expect(page.url()).toBe(`${api.url}/incidents?status=1&severity=high`);

@@ -4,9 +4,12 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
-import { navigate, place, withParams } from '../router.ts';
-import { DEFAULT_RANGE, RANGES, rangeStart, Time } from '../time.tsx';
+import { navigate, place } from '../router.ts';
+import { fromLocalInput, RANGES, rangeBounds, Time, toLocalInput } from '../time.tsx';
+import { SavedSearches } from './saved-searches.tsx';
 import { ArtifactPanel, type Artifact } from './artifact.tsx';
+import { searchUrl, stateFromUrl } from './search-state.ts';
+import { PageLink } from '../page-link.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -14,27 +17,6 @@ interface SearchAnswer {
   artifacts: Artifact[];
   total: number;
   total_exact: boolean;
-}
-
-interface SearchState {
-  q: string;
-  range: string;
-  offset: number;
-  artifact: string | null;
-}
-
-function stateFromUrl(params: URLSearchParams): SearchState {
-  const offset = Number(params.get('offset') ?? 0);
-  return {
-    q: params.get('q') ?? '',
-    range: RANGES.some((r) => r.key === params.get('range')) ? params.get('range')! : DEFAULT_RANGE,
-    offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
-    artifact: params.get('artifact'),
-  };
-}
-
-function searchUrl(state: SearchState): string {
-  return withParams('/search', { q: state.q, range: state.range === DEFAULT_RANGE ? '' : state.range, offset: state.offset || '', artifact: state.artifact });
 }
 
 /** The query as typed, with the character the API points at marked (position is 1-based; past the end means "here"). */
@@ -49,15 +31,12 @@ function QueryErrorEcho({ query, position }: { query: string; position: number }
   );
 }
 
-/** A link to another page of results, or its label alone (not a dead link) when there is none. */
-export function PageLink({ href, enabled, label }: { href: string; enabled: boolean; label: string }) {
-  return enabled ? <a href={href}>{label}</a> : <span class="disabled">{label}</span>;
-}
-
 export function SearchPage() {
   const state = stateFromUrl(place.value.params);
   const draft = useSignal(state.q);
   const draftRange = useSignal(state.range);
+  const draftFrom = useSignal(toLocalInput(state.from));
+  const draftTo = useSignal(toLocalInput(state.to));
   const answer = useSignal<SearchAnswer | null>(null);
   const error = useSignal<ApiError | null>(null);
   const loading = useSignal(false);
@@ -67,11 +46,13 @@ export function SearchPage() {
   useEffect(() => {
     draft.value = state.q;
     draftRange.value = state.range;
+    draftFrom.value = toLocalInput(state.from);
+    draftTo.value = toLocalInput(state.to);
     const controller = new AbortController();
     loading.value = true;
     error.value = null;
     api<SearchAnswer>('GET', '/v1/artifacts', {
-      query: { query: state.q, start: rangeStart(state.range), limit: PAGE_SIZE, offset: state.offset },
+      query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), limit: PAGE_SIZE, offset: state.offset },
       signal: controller.signal,
     })
       .then(({ data }) => {
@@ -92,7 +73,7 @@ export function SearchPage() {
         if (!controller.signal.aborted) loading.value = false;
       });
     return () => controller.abort();
-  }, [state.q, state.range, state.offset]);
+  }, [state.q, state.range, state.from, state.to, state.offset]);
 
   // How long the results took to show after the API answered (read by the browser test).
   useEffect(() => {
@@ -105,7 +86,7 @@ export function SearchPage() {
 
   function submit(event: Event) {
     event.preventDefault();
-    navigate(searchUrl({ q: draft.value.trim(), range: draftRange.value, offset: 0, artifact: null }));
+    navigate(searchUrl({ q: draft.value.trim(), range: draftRange.value, from: fromLocalInput(draftFrom.value), to: fromLocalInput(draftTo.value), offset: 0, artifact: null }));
   }
 
   const position = (error.value?.details as { position?: unknown } | null)?.position;
@@ -140,7 +121,16 @@ export function SearchPage() {
             ))}
           </select>
           <button type="submit">Search</button>
+          {draftRange.value === 'custom' && (
+            <div class="custom-range">
+              <label for="range-from">From</label>
+              <input id="range-from" type="datetime-local" value={draftFrom.value} onInput={(e) => (draftFrom.value = e.currentTarget.value)} />
+              <label for="range-to">To</label>
+              <input id="range-to" type="datetime-local" value={draftTo.value} onInput={(e) => (draftTo.value = e.currentTarget.value)} />
+            </div>
+          )}
         </form>
+        <SavedSearches current={state} />
         {error.value && (
           <div class="error" id="query-error" role="alert">
             <p>{error.value.message}</p>
