@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { errorMessage, isTransientError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
+import type { ArtifactHistogram, ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
 import { QuerySyntaxError } from '../../query/parse.js';
-import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
+import { COUNTED_MATCHES, searchArtifactPage, searchHistogram } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { RETRY_AFTER_SECONDS } from '../ingest-gate.js';
@@ -63,6 +63,16 @@ const SearchQuery = Pagination.extend({
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
   exact_total: QueryBoolean.default(false).describe(`count every match; by default counting stops past ${COUNTED_MATCHES.toLocaleString('en')} and total_exact says so`),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
+
+const HistogramQuery = z
+  .object({
+    source: z.string().min(1).max(128).optional(),
+    start: Timestamp.optional(),
+    end: Timestamp.optional(),
+    query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+    buckets: z.coerce.number({ message: 'buckets must be an integer from 1 to 500' }).int('buckets must be an integer from 1 to 500').min(1, 'buckets must be an integer from 1 to 500').max(500, 'buckets must be an integer from 1 to 500').default(60),
+  })
+  .refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
 export const artifactRoutes = [
   defineRoute({
@@ -155,6 +165,35 @@ export const artifactRoutes = [
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
         data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/histogram',
+    summary: 'How many artifacts a search matches over time: the same query, source and range as GET /v1/artifacts, counted per bucket (at most `buckets`, widths from 1 second to 1 year, aligned in UTC); an open range runs from the oldest to the newest match',
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    query: HistogramQuery,
+    response: z.object({
+      start: Timestamp.nullable().describe('the range counted, inclusive; null when nothing is stored in it'),
+      end: Timestamp.nullable().describe('exclusive'),
+      interval_seconds: z.number().int(),
+      buckets: z.array(z.object({ start: Timestamp, count: z.number().int() })).describe('buckets holding matches, oldest first; empty buckets are left out'),
+      total: z.number().int().describe('the sum of the buckets: every match, counted exactly'),
+    }),
+    async handler({ query, auth, deps }) {
+      let histogram: ArtifactHistogram;
+      try {
+        histogram = await searchHistogram(deps.store, { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query }, query.buckets);
+      } catch (err) {
+        if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
+        throw err;
+      }
+      const total = histogram.buckets.reduce((sum, b) => sum + b.count, 0);
+      return {
+        message: `${total} artifact(s) in ${histogram.buckets.length} bucket(s) of ${histogram.intervalSeconds} s`,
+        data: { start: histogram.start, end: histogram.end, interval_seconds: histogram.intervalSeconds, buckets: histogram.buckets, total },
       };
     },
   }),
