@@ -198,8 +198,8 @@ describe('the console in a browser', () => {
       const date = new Date(iso);
       return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     }, d.toISOString());
-    await page.getByLabel('From').fill(await local(from));
-    await page.getByLabel('To').fill(await local(to));
+    await page.getByRole('textbox', { name: 'From', exact: true }).fill(await local(from));
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(await local(to));
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('custom');
     const params = new URL(page.url()).searchParams;
@@ -212,7 +212,38 @@ describe('the console in a browser', () => {
     await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
     await page.reload();
     await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
-    expect(await page.getByLabel('From').inputValue()).toBe(await local(from));
+    expect(await page.getByRole('textbox', { name: 'From', exact: true }).inputValue()).toBe(await local(from));
+    await expectAccessible(page);
+  });
+
+  it('charts matches over time, and zooms the search to a stretch dragged across the chart', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    // All time: the chart spans the oldest to the newest match.
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const chart = page.getByRole('img', { name: /^Matches over time: 120 from/ });
+    await chart.waitFor();
+    const box = (await chart.boundingBox())!;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.4, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+    await page.mouse.move(box.x + box.width * 0.95, y, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('custom');
+    const params = new URL(page.url()).searchParams;
+    const from = params.get('from')!;
+    const to = params.get('to')!;
+    expect(Date.parse(from)).toBeLessThan(Date.parse(to));
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=sshd&start=${from}&end=${to}`, { token: admin });
+    const expected = (res.body.data as { total: number }).total;
+    expect(expected).toBeGreaterThan(0);
+    expect(expected).toBeLessThan(SSH_LINES);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    await expect.poll(() => page.getByRole('img', { name: new RegExp(`^Matches over time: ${expected} from`) }).count()).toBe(1);
     await expectAccessible(page);
   });
 

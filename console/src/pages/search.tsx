@@ -7,6 +7,7 @@ import { api, ApiError } from '../api.ts';
 import { navigate, place } from '../router.ts';
 import { fromLocalInput, RANGES, rangeBounds, Time, toLocalInput } from '../time.tsx';
 import { SavedSearches } from './saved-searches.tsx';
+import { Histogram, type HistogramData } from './histogram.tsx';
 import { ArtifactPanel, type Artifact } from './artifact.tsx';
 import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
@@ -38,6 +39,7 @@ export function SearchPage() {
   const draftFrom = useSignal(toLocalInput(state.from));
   const draftTo = useSignal(toLocalInput(state.to));
   const answer = useSignal<SearchAnswer | null>(null);
+  const histogram = useSignal<HistogramData | null>(null);
   const error = useSignal<ApiError | null>(null);
   const loading = useSignal(false);
   const queryInput = useRef<HTMLInputElement>(null);
@@ -49,10 +51,11 @@ export function SearchPage() {
     draftFrom.value = toLocalInput(state.from);
     draftTo.value = toLocalInput(state.to);
     const controller = new AbortController();
+    const bounds = rangeBounds(state.range, state.from, state.to);
     loading.value = true;
     error.value = null;
     api<SearchAnswer>('GET', '/v1/artifacts', {
-      query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), limit: PAGE_SIZE, offset: state.offset },
+      query: { query: state.q, ...bounds, limit: PAGE_SIZE, offset: state.offset },
       signal: controller.signal,
     })
       .then(({ data }) => {
@@ -74,6 +77,17 @@ export function SearchPage() {
       });
     return () => controller.abort();
   }, [state.q, state.range, state.from, state.to, state.offset]);
+
+  // The chart does not change with the page of results; a failure leaves it out (the search's own error says why).
+  useEffect(() => {
+    const controller = new AbortController();
+    api<HistogramData>('GET', '/v1/artifacts/histogram', { query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), buckets: 60 }, signal: controller.signal })
+      .then(({ data }) => (histogram.value = data))
+      .catch(() => {
+        if (!controller.signal.aborted) histogram.value = null;
+      });
+    return () => controller.abort();
+  }, [state.q, state.range, state.from, state.to]);
 
   // How long the results took to show after the API answered (read by the browser test).
   useEffect(() => {
@@ -140,6 +154,9 @@ export function SearchPage() {
         <p role="status" class="status">
           {loading.value ? 'Searching…' : data ? `${data.total_exact ? '' : 'More than '}${data.total.toLocaleString()} artifact${data.total === 1 ? '' : 's'}` : ''}
         </p>
+        {histogram.value && !error.value && (
+          <Histogram data={histogram.value} onZoom={(from, to) => navigate(searchUrl({ ...state, range: 'custom', from, to, offset: 0, artifact: null }))} />
+        )}
         {data && data.artifacts.length === 0 && !loading.value && <p class="empty">No artifacts match this search in this time range.</p>}
         {data && data.artifacts.length > 0 && (
           <>
