@@ -4,7 +4,7 @@
 // through here, so they choose the same way; and one page of artifact search
 // (GET /v1/artifacts, saved searches' results) is run here.
 import type { Store } from '../clickhouse/client.js';
-import { artifactHistogram, searchArtifacts, type ArtifactHistogram, type ArtifactPage, type SearchSelection } from '../clickhouse/tables/artifacts.js';
+import { artifactHistogram, fieldsOfSearch, fieldValuesOfSearch, searchArtifacts, type ArtifactHistogram, type ArtifactPage, type SearchSelection } from '../clickhouse/tables/artifacts.js';
 import { parseQuery } from '../query/parse.js';
 import { storeCondition } from '../query/store-condition.js';
 import { answerableFromEvents, countsFromIndex } from '../query/to-sql.js';
@@ -49,6 +49,18 @@ function selection(request: Pick<ArtifactPageRequest, 'orgId' | 'source' | 'star
 /** The matches of a search over time (GET /v1/artifacts/histogram): the same selection as its pages. */
 export async function searchHistogram(store: Store, request: Pick<ArtifactPageRequest, 'orgId' | 'source' | 'start' | 'end' | 'query'>, maxBuckets: number): Promise<ArtifactHistogram> {
   return artifactHistogram(store, selection(request).selected, maxBuckets);
+}
+
+type SearchScope = Pick<ArtifactPageRequest, 'orgId' | 'source' | 'start' | 'end' | 'query'>;
+
+/** The parsed fields a search's matches hold, most common first (GET /v1/artifacts/fields without `field`). */
+export async function searchFields(store: Store, request: SearchScope, limit: number): Promise<Array<{ field: string; count: number }>> {
+  return fieldsOfSearch(store, selection(request).selected, limit);
+}
+
+/** One field's commonest values among a search's matches (GET /v1/artifacts/fields?field=). */
+export async function searchFieldValues(store: Store, request: SearchScope, field: string, limit: number): Promise<Array<{ value: string; count: number }>> {
+  return fieldValuesOfSearch(store, selection(request).selected, field, limit);
 }
 
 /**

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { errorMessage, isTransientError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { ArtifactHistogram, ArtifactPage } from '../../clickhouse/tables/artifacts.js';
+import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { publish } from '../../pipeline/bus/consume.js';
 import { QuerySyntaxError } from '../../query/parse.js';
-import { COUNTED_MATCHES, searchArtifactPage, searchHistogram } from '../search-sql.js';
+import { COUNTED_MATCHES, searchArtifactPage, searchFields, searchFieldValues, searchHistogram } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
 import { badRequest, HttpError } from '../http-error.js';
 import { RETRY_AFTER_SECONDS } from '../ingest-gate.js';
@@ -73,6 +73,25 @@ const HistogramQuery = z
     buckets: z.coerce.number({ message: 'buckets must be an integer from 1 to 500' }).int('buckets must be an integer from 1 to 500').min(1, 'buckets must be an integer from 1 to 500').max(500, 'buckets must be an integer from 1 to 500').default(60),
   })
   .refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
+
+const FieldsQuery = z.object({
+  source: z.string().min(1).max(128).optional(),
+  start: Timestamp.optional(),
+  end: Timestamp.optional(),
+  query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+  field: z.string().min(1).max(256, 'field must be at most 256 characters').optional().describe('a parsed field (e.g. source.ip): its commonest values; without it, the fields the matches hold'),
+  limit: z.coerce.number({ message: 'limit must be an integer from 1 to 100' }).int('limit must be an integer from 1 to 100').min(1, 'limit must be an integer from 1 to 100').max(100, 'limit must be an integer from 1 to 100').default(10),
+});
+
+/** A query's syntax error as the 400 every search route answers, with the parser's position. */
+async function parsedOrBadRequest<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
+    throw err;
+  }
+}
 
 export const artifactRoutes = [
   defineRoute({
@@ -183,18 +202,35 @@ export const artifactRoutes = [
       total: z.number().int().describe('the sum of the buckets: every match, counted exactly'),
     }),
     async handler({ query, auth, deps }) {
-      let histogram: ArtifactHistogram;
-      try {
-        histogram = await searchHistogram(deps.store, { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query }, query.buckets);
-      } catch (err) {
-        if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
-        throw err;
-      }
+      const histogram = await parsedOrBadRequest(() => searchHistogram(deps.store, { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query }, query.buckets));
       const total = histogram.buckets.reduce((sum, b) => sum + b.count, 0);
       return {
         message: `${total} artifact(s) in ${histogram.buckets.length} bucket(s) of ${histogram.intervalSeconds} s`,
         data: { start: histogram.start, end: histogram.end, interval_seconds: histogram.intervalSeconds, buckets: histogram.buckets, total },
       };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/fields',
+    summary: "The parsed fields of a search's matches (same query, source and range as GET /v1/artifacts), most common first, or with `field` that field's commonest values; each with how many matching artifacts hold it",
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    query: FieldsQuery,
+    response: z.object({
+      field: z.string().nullable(),
+      fields: z.array(z.object({ field: z.string(), count: z.number().int() })).describe('without `field`: the fields held, most common first'),
+      values: z.array(z.object({ value: z.string(), count: z.number().int() })).describe('with `field`: its values, most common first (a value counts once per artifact)'),
+    }),
+    async handler({ query, auth, deps }) {
+      const scope = { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query };
+      if (query.field) {
+        const field = query.field;
+        const values = await parsedOrBadRequest(() => searchFieldValues(deps.store, scope, field, query.limit));
+        return { message: `${values.length} value(s) of ${field}`, data: { field, fields: [], values } };
+      }
+      const fields = await parsedOrBadRequest(() => searchFields(deps.store, scope, query.limit));
+      return { message: `${fields.length} field(s)`, data: { field: null, fields, values: [] } };
     },
   }),
 ];

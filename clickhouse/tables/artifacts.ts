@@ -5,7 +5,7 @@ import { queryRows, SqlParams, whereClause } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs } from '../../lib/iso-time.js';
 import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
-import { eventScope, type EventScope } from './events.js';
+import { eventFieldValues, eventScope, eventsOfArtifacts, type EventScope } from './events.js';
 
 export interface Artifact {
   id: string;
@@ -204,6 +204,37 @@ export async function artifactHistogram(store: Store, search: SearchSelection, m
     intervalSeconds,
     buckets: rows.map((r) => ({ start: new Date(Number(r.bucket) * 1000).toISOString(), count: Number(r.matches) })),
   };
+}
+
+/** The conditions on events rows that their artifact is one a search selects. */
+function selectedEvents(search: SearchSelection, params: SqlParams): string[] {
+  const conditions = eventScope(search.scope, params);
+  const own = search.conditions(search.scope, params);
+  if (search.on === 'events') return [...conditions, ...own];
+  return own.length ? [...conditions, eventsOfArtifacts(search.scope)(own.join(' AND '), params)] : conditions;
+}
+
+/** The parsed fields the artifacts a search selects hold, most common first, with how many hold each. */
+export async function fieldsOfSearch(store: Store, search: SearchSelection, limit: number): Promise<Array<{ field: string; count: number }>> {
+  const params = new SqlParams();
+  const rows = (await queryRows(
+    store,
+    `SELECT field, count() AS holding FROM events ARRAY JOIN mapKeys(fields) AS field ${whereClause(selectedEvents(search, params))} GROUP BY field ORDER BY holding DESC, field ASC LIMIT ${params.add(limit, 'UInt32')}`,
+    params,
+  )) as { field: string; holding: string }[];
+  return rows.map((r) => ({ field: r.field, count: Number(r.holding) }));
+}
+
+/** The commonest values of one parsed field among the artifacts a search selects, with how many artifacts hold each. */
+export async function fieldValuesOfSearch(store: Store, search: SearchSelection, field: string, limit: number): Promise<Array<{ value: string; count: number }>> {
+  const params = new SqlParams();
+  const values = eventFieldValues(field, params);
+  const rows = (await queryRows(
+    store,
+    `SELECT value, count() AS holding FROM events ARRAY JOIN arrayDistinct(${values}) AS value ${whereClause(selectedEvents(search, params))} GROUP BY value ORDER BY holding DESC, value ASC LIMIT ${params.add(limit, 'UInt32')}`,
+    params,
+  )) as { value: string; holding: string }[];
+  return rows.map((r) => ({ value: r.value, count: Number(r.holding) }));
 }
 
 /** Where an artifact sits in the primary key: its id and timestamp (as the store writes it). */

@@ -1,6 +1,7 @@
-// GET /v1/artifacts/histogram (the console's histogram): the same selection
-// as search, counted per bucket; checked against counts made apart from the
-// timestamps the test wrote.
+// What the console shows around a search: GET /v1/artifacts/histogram (the
+// same selection counted per time bucket) and GET /v1/artifacts/fields (the
+// fields the matches hold and a field's top values), checked against counts
+// made apart from what the test wrote and against search's own totals.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -14,7 +15,7 @@ interface Histogram {
   total: number;
 }
 
-describe('artifact histogram', () => {
+describe('artifact histogram and fields', () => {
   let api: TestApi;
   let token: string;
   const base = Date.parse('2026-03-02T10:00:00Z');
@@ -22,15 +23,17 @@ describe('artifact histogram', () => {
   const lines = Array.from({ length: 90 }, (_, i) => ({
     source: 'auth',
     timestamp: new Date(base + i * 2 * 60_000).toISOString(),
-    raw: `sshd[${i}]: Failed password for ${i % 3 === 0 ? 'root' : 'alice'} from 198.51.100.${i} port 22 ssh2`,
+    raw: `Mar  2 10:00:00 web sshd[${i}]: Failed password for ${i % 3 === 0 ? 'root' : 'alice'} from 198.51.100.${i} port 22 ssh2`,
   }));
 
   beforeAll(async () => {
-    api = await startTestApi({ stages: ['store'] });
+    // The analysis stage parses the lines into the events the field tests and lists read.
+    api = await startTestApi({ stages: ['store', 'analysis'] });
     token = api.token('all', `org-${randomUUID().slice(0, 8)}`);
     const res = await api.request('POST', '/api/v1/artifacts', { token, body: { artifacts: lines } });
     expect(res.status, res.text).toBe(202);
     await eventually(async () => expect(((await api.request('GET', '/api/v1/artifacts?limit=1', { token })).body.data as { total: number }).total).toBe(90), 20_000, 100);
+    await eventually(async () => expect(((await api.request('GET', '/api/v1/artifacts?limit=1&query=user.name:*', { token })).body.data as { total: number }).total).toBe(90), 20_000, 100);
   });
   afterAll(async () => api?.close());
 
@@ -81,5 +84,30 @@ describe('artifact histogram', () => {
     expect(tooMany.body.message).toContain('buckets must be an integer from 1 to 500');
     const openapi = await api.request('GET', '/api/v1/openapi.json', { token });
     expect(Object.keys((openapi.body as unknown as { paths: Record<string, unknown> }).paths)).toContain('/api/v1/artifacts/histogram');
+  });
+
+  it("lists the matches' fields and a field's top values, each count equal to a search for it", async () => {
+    const fields = await api.request('GET', '/api/v1/artifacts/fields?limit=100', { token });
+    expect(fields.status, fields.text).toBe(200);
+    const held = (fields.body.data as { fields: Array<{ field: string; count: number }> }).fields;
+    expect(held).toContainEqual({ field: 'user.name', count: 90 });
+    expect(held).toContainEqual({ field: 'source.ip', count: 90 });
+    const values = await api.request('GET', '/api/v1/artifacts/fields?field=user.name', { token });
+    expect((values.body.data as { values: unknown }).values).toEqual([
+      { value: 'alice', count: 60 },
+      { value: 'root', count: 30 },
+    ]);
+    for (const { value, count } of [{ value: 'alice', count: 60 }, { value: 'root', count: 30 }]) {
+      const search = await api.request('GET', `/api/v1/artifacts?limit=1&exact_total=true&query=${encodeURIComponent(`user.name:"${value}"`)}`, { token });
+      expect((search.body.data as { total: number }).total).toBe(count);
+    }
+    // Over a query on the raw text (the artifacts table) and a time range.
+    const narrowed = await api.request('GET', `/api/v1/artifacts/fields?field=user.name&query=root&start=2026-03-02T10:00:00Z&end=2026-03-02T11:00:00Z`, { token });
+    expect((narrowed.body.data as { values: unknown }).values).toEqual([{ value: 'root', count: 10 }]);
+    const top3 = await api.request('GET', '/api/v1/artifacts/fields?field=source.ip&limit=3', { token });
+    expect((top3.body.data as { values: unknown[] }).values).toHaveLength(3);
+    const bad = await api.request('GET', `/api/v1/artifacts/fields?query=${encodeURIComponent('user.name:(a')}`, { token });
+    expect(bad.status).toBe(400);
+    expect((bad.body.error?.details as { position: number }).position).toBeGreaterThan(0);
   });
 });
