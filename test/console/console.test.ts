@@ -61,7 +61,8 @@ describe('the console in a browser', () => {
   }
 
   beforeAll(async () => {
-    api = await startTestApi({ stages: ['store'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
+    // analysis parses the lines into the fields the sidebar lists.
+    api = await startTestApi({ stages: ['store', 'analysis'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
     admin = api.token('all', orgId);
     for (const [who, role] of [
       [analyst, BUILTIN_ROLES.analyst.id],
@@ -75,13 +76,14 @@ describe('the console in a browser', () => {
       ...Array.from({ length: SSH_LINES }, (_, i) => ({
         source: 'auth',
         timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
-        raw: `sshd[${1000 + i}]: Failed password for ${i % 3 === 0 ? 'root' : 'invalid user admin'} from 203.0.113.${i % 20} port ${40000 + i} ssh2`,
+        raw: `Nov 27 10:00:00 web sshd[${1000 + i}]: Failed password for ${i % 3 === 0 ? 'root' : 'invalid user admin'} from 203.0.113.${i % 20} port ${40000 + i} ssh2`,
       })),
       { source: 'nginx', timestamp: new Date(now - 30_000).toISOString(), raw: SCRIPT_LINE },
     ];
     const ingested = await api.request('POST', '/api/v1/artifacts', { token: admin, body: { artifacts } });
     expect(ingested.status, ingested.text).toBe(202);
     await eventually(async () => expect(await total('')).toBe(artifacts.length), 30_000, 200);
+    await eventually(async () => expect(await total('user.name:*')).toBe(SSH_LINES), 30_000, 200);
     await saveIncident(incidentId, 'SSH password guessing from 203.0.113.0/24');
     browser = await launchBrowser();
   });
@@ -245,6 +247,39 @@ describe('the console in a browser', () => {
     await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
     await expect.poll(() => page.getByRole('img', { name: new RegExp(`^Matches over time: ${expected} from`) }).count()).toBe(1);
     await expectAccessible(page);
+  });
+
+  it('adds a value from the field sidebar to the query, or leaves it out, with counts equal to the API\'s', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const fields = page.getByRole('navigation', { name: 'Fields' });
+    await fields.getByRole('button', { name: 'user.name', exact: true }).click();
+    const values = fields.getByRole('list', { name: 'Top values of user.name' });
+    await values.waitFor();
+    expect(await values.getByRole('listitem').filter({ hasText: 'root' }).textContent()).toContain('40');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-fields');
+
+    await values.getByRole('link', { name: 'Add user.name: root' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd user.name:"root"');
+    const only = await total('sshd user.name:"root"');
+    expect(only).toBe(40);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${only} artifacts`);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe('sshd user.name:"root"');
+
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd');
+    // The field stays open across searches.
+    expect(await fields.getByRole('button', { name: 'user.name', exact: true }).getAttribute('aria-expanded')).toBe('true');
+    await fields.getByRole('link', { name: 'Exclude user.name: root' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd NOT user.name:"root"');
+    const others = await total('sshd NOT user.name:"root"');
+    expect(others).toBe(SSH_LINES - 40);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${others} artifacts`);
   });
 
   it('measures the first contentful paint of the search page', async () => {

@@ -8,6 +8,7 @@ import { navigate, place } from '../router.ts';
 import { fromLocalInput, RANGES, rangeBounds, Time, toLocalInput } from '../time.tsx';
 import { SavedSearches } from './saved-searches.tsx';
 import { Histogram, type HistogramData } from './histogram.tsx';
+import { FieldSidebar } from './field-sidebar.tsx';
 import { ArtifactPanel, type Artifact } from './artifact.tsx';
 import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
@@ -157,6 +158,9 @@ export function SearchPage() {
         {histogram.value && !error.value && (
           <Histogram data={histogram.value} onZoom={(from, to) => navigate(searchUrl({ ...state, range: 'custom', from, to, offset: 0, artifact: null }))} />
         )}
+        <div class="search-body">
+        <FieldSidebar state={state} />
+        <div class="search-results">
         {data && data.artifacts.length === 0 && !loading.value && <p class="empty">No artifacts match this search in this time range.</p>}
         {data && data.artifacts.length > 0 && (
           <>
@@ -192,6 +196,8 @@ export function SearchPage() {
             </nav>
           </>
         )}
+        </div>
+        </div>
       </section>
       {state.artifact && <ArtifactPanel id={state.artifact} known={selected} onClose={() => navigate(searchUrl({ ...state, artifact: null }))} />}
     </div>
