@@ -7,12 +7,13 @@ import { publish } from '../../pipeline/bus/consume.js';
 import { QuerySyntaxError } from '../../query/parse.js';
 import { COUNTED_MATCHES, searchArtifactPage, searchFields, searchFieldValues, searchHistogram } from '../search-sql.js';
 import { artifactsRaw, type RawArtifact } from '../../topics/index.js';
-import { badRequest, HttpError } from '../http-error.js';
+import { badRequest, HttpError, notFound } from '../http-error.js';
 import { RETRY_AFTER_SECONDS } from '../ingest-gate.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { apiMetrics } from '../metrics.js';
 import { defineRoute } from '../route.js';
-import { listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+import { eventOfArtifact } from '../../clickhouse/tables/events.js';
 
 /** ISO 8601 with an offset, or without one meaning UTC. */
 const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
@@ -231,6 +232,21 @@ export const artifactRoutes = [
       }
       const fields = await parsedOrBadRequest(() => searchFields(deps.store, scope, query.limit));
       return { message: `${fields.length} field(s)`, data: { field: null, fields, values: [] } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/:id/event',
+    summary: 'The parsed event of one artifact: the parser that read it and its fields (ECS names, each a list of values); 404 when it has none',
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    params: IdParams,
+    response: z.object({ artifact_id: z.string(), parser: z.string(), fields: z.record(z.string(), z.array(z.string())) }),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
+      if (!event) throw notFound('parsed event for this artifact');
+      return { message: 'Parsed event found', data: { artifact_id: params.id, parser: event.parser, fields: event.fields } };
     },
   }),
 ];

@@ -1,7 +1,7 @@
 // The events table: parsed ECS fields of each artifact, for field:value search.
 import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
-import type { SqlParams } from '../sql.js';
+import { queryRows, SqlParams } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs } from '../../lib/iso-time.js';
 import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
@@ -196,4 +196,15 @@ export function eventFieldSubquery(scope: EventScope) {
 export function eventsOfArtifacts(scope: EventScope) {
   return (artifactCondition: string, params: SqlParams): string =>
     `artifact_id IN (SELECT id FROM artifacts WHERE ${[...eventScope(scope, params), `(${artifactCondition})`].join(' AND ')})`;
+}
+
+/** The parsed event of one artifact (its fields as the parser made them); null when it has none (not parsed yet, or no parser knew it). */
+export async function eventOfArtifact(store: Store, orgId: string, artifactId: string): Promise<{ parser: string; fields: Record<string, string[]> } | null> {
+  const params = new SqlParams();
+  const [row] = (await queryRows(
+    store,
+    `SELECT parser, fields FROM events WHERE org_id = ${params.add(orgId, 'String')} AND artifact_id = ${params.add(artifactId, 'UUID')} LIMIT 1`,
+    params,
+  )) as { parser: string; fields: Record<string, string[]> }[];
+  return row ?? null;
 }

@@ -110,4 +110,20 @@ describe('artifact histogram and fields', () => {
     expect(bad.status).toBe(400);
     expect((bad.body.error?.details as { position: number }).position).toBeGreaterThan(0);
   });
+
+  it("answers one artifact's parsed event, and 404 for an artifact without one", async () => {
+    const page = await api.request('GET', `/api/v1/artifacts?limit=1&query=${encodeURIComponent('"sshd[3]"')}`, { token });
+    const artifact = (page.body.data as { artifacts: Array<{ id: string; raw: string }> }).artifacts[0]!;
+    expect(artifact.raw).toContain('sshd[3]:');
+    const event = await api.request('GET', `/api/v1/artifacts/${artifact.id}/event`, { token });
+    expect(event.status, event.text).toBe(200);
+    const fields = (event.body.data as { fields: Record<string, string[]> }).fields;
+    expect(fields['user.name']).toEqual(['root']);
+    expect(fields['source.ip']).toEqual(['198.51.100.3']);
+    // Another organization's token does not see it.
+    const other = await api.request('GET', `/api/v1/artifacts/${artifact.id}/event`, { token: api.token('all', `org-${randomUUID().slice(0, 8)}`) });
+    expect(other.status).toBe(404);
+    expect((await api.request('GET', `/api/v1/artifacts/${randomUUID()}/event`, { token })).status).toBe(404);
+    expect((await api.request('GET', '/api/v1/artifacts/not-a-uuid/event', { token })).status).toBe(400);
+  });
 });

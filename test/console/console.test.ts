@@ -264,6 +264,14 @@ describe('the console in a browser', () => {
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'search-fields');
 
+    // An artifact's parsed fields, as the API gives them.
+    await page.getByRole('table', { name: 'Search results, newest first' }).getByRole('link').first().click();
+    const parsed = page.getByRole('complementary', { name: 'Artifact' }).getByRole('table', { name: /^Parsed fields, read by/ });
+    await expect.poll(() => parsed.getByRole('row').filter({ hasText: 'user.name' }).getByRole('cell').textContent()).toMatch(/^(root|admin)$/);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'artifact-fields');
+    await page.keyboard.press('Escape');
+
     await values.getByRole('link', { name: 'Add user.name: root' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd user.name:"root"');
     const only = await total('sshd user.name:"root"');

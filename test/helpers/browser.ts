@@ -27,7 +27,7 @@ export async function openConsole(browser: Browser, baseURL: string, colorScheme
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 40[13]/.test(message.text())) problems.push(message.text());
+    if (message.type() === 'error' && !/status of 40[134]/.test(message.text())) problems.push(message.text());
   });
   page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
   return { context, page, problems };

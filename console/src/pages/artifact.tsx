@@ -15,6 +15,11 @@ export interface Artifact {
   metadata: Record<string, unknown>;
 }
 
+interface ParsedEvent {
+  parser: string;
+  fields: Record<string, string[]>;
+}
+
 /** Flattens nested metadata to dotted names, the way fields are named in queries. */
 function fieldRows(value: unknown, prefix = '', rows: Array<[string, string]> = []): Array<[string, string]> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -28,6 +33,8 @@ function fieldRows(value: unknown, prefix = '', rows: Array<[string, string]> = 
 export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artifact | null; onClose: () => void }) {
   const fetched = useSignal<Artifact | null>(null);
   const error = useSignal<string | null>(null);
+  /** undefined while asked; null when the artifact has no parsed event. */
+  const parsed = useSignal<ParsedEvent | null | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
   const artifact = known ?? fetched.value;
 
@@ -48,6 +55,17 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
     return () => controller.abort();
   }, [id, known]);
 
+  useEffect(() => {
+    const controller = new AbortController();
+    parsed.value = undefined;
+    api<ParsedEvent>('GET', `/v1/artifacts/${encodeURIComponent(id)}/event`, { signal: controller.signal })
+      .then(({ data }) => (parsed.value = data))
+      .catch(() => {
+        if (!controller.signal.aborted) parsed.value = null;
+      });
+    return () => controller.abort();
+  }, [id]);
+
   useEffect(() => heading.current?.focus(), [id]);
 
   useEffect(() => {
@@ -58,7 +76,8 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
     return () => removeEventListener('keydown', onKey);
   }, [onClose]);
 
-  const fields = artifact ? fieldRows(artifact.metadata) : [];
+  const metadata = artifact ? fieldRows(artifact.metadata) : [];
+  const fields = parsed.value ? Object.entries(parsed.value.fields).sort(([a], [b]) => a.localeCompare(b)) : [];
   return (
     <aside class="detail" aria-labelledby="detail-title">
       <div class="detail-head">
@@ -92,11 +111,11 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
           <h3>Raw text</h3>
           <pre class="raw-text" aria-label="Raw text">{artifact.raw}</pre>
           <h3>Parsed fields</h3>
-          {fields.length === 0 ? (
-            <p class="empty">No parsed fields.</p>
-          ) : (
+          {parsed.value === undefined && <p role="status">Loading…</p>}
+          {parsed.value === null && <p class="empty">No parsed fields: no parser read this line (or it is still being parsed).</p>}
+          {parsed.value && (
             <table class="fields">
-              <caption class="visually-hidden">Parsed fields</caption>
+              <caption class="visually-hidden">Parsed fields, read by {parsed.value.parser}</caption>
               <thead>
                 <tr>
                   <th scope="col">Field</th>
@@ -104,16 +123,34 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
                 </tr>
               </thead>
               <tbody>
-                {fields.map(([name, value]) => (
+                {fields.map(([name, values]) => (
                   <tr key={name}>
                     <th scope="row">
                       <code>{name}</code>
                     </th>
-                    <td>{value}</td>
+                    <td>{values.join(', ')}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
+          )}
+          {metadata.length > 0 && (
+            <>
+              <h3>Metadata</h3>
+              <table class="fields">
+                <caption class="visually-hidden">Metadata sent with the artifact</caption>
+                <tbody>
+                  {metadata.map(([name, value]) => (
+                    <tr key={name}>
+                      <th scope="row">
+                        <code>{name}</code>
+                      </th>
+                      <td>{value}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
           )}
         </>
       )}
