@@ -145,6 +145,17 @@ describe('the console in a browser', () => {
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'search');
 
+    // Arrow keys move between results; Enter opens one.
+    const links = results.locator('tbody a');
+    await links.nth(0).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowUp');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await links.nth(1).textContent());
+    await page.keyboard.press('Enter');
+    await page.getByRole('complementary', { name: 'Artifact' }).waitFor();
+    await page.keyboard.press('Escape');
+
     await page.getByRole('link', { name: 'Next page' }).click();
     await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
     const url = page.url();

@@ -6,6 +6,7 @@ import { can } from '../session.ts';
 import { navigate, place, withParams } from '../router.ts';
 import { Time } from '../time.tsx';
 import { PageLink } from '../page-link.tsx';
+import { moveInRows } from '../list-keys.ts';
 
 export const STATUSES: ReadonlyArray<{ value: number; name: string }> = [
   { value: 1, name: 'New' },
@@ -167,7 +168,7 @@ export function IncidentsPage() {
                 <th scope="col">Last seen</th>
               </tr>
             </thead>
-            <tbody>
+            <tbody onKeyDown={moveInRows}>
               {data.incidents.map((incident) => (
                 <tr key={incident.id}>
                   {writable && (

@@ -12,6 +12,7 @@ import { FieldSidebar } from './field-sidebar.tsx';
 import { ArtifactPanel, type Artifact } from './artifact.tsx';
 import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
+import { moveInRows } from '../list-keys.ts';
 
 const PAGE_SIZE = 50;
 
@@ -173,7 +174,7 @@ export function SearchPage() {
                   <th scope="col">Raw text</th>
                 </tr>
               </thead>
-              <tbody>
+              <tbody onKeyDown={moveInRows}>
                 {data.artifacts.map((artifact) => (
                   <tr key={artifact.id} aria-selected={artifact.id === state.artifact ? 'true' : undefined}>
                     <td class="nowrap">
