@@ -46,6 +46,7 @@ import { artifactsRaw } from '../topics/index.js';
 import { consumersOf } from '../pipeline/stages.js';
 import { loneSurrogateAt, MAX_JSON_DEPTH, mayHoldLoneSurrogate, nestsDeeperThan } from '../lib/json-depth.js';
 import { noteError } from '../lib/recent-errors.js';
+import { consoleRoutes } from '../console/serve.js';
 
 
 export function allRoutes(): Route[] {
@@ -194,6 +195,8 @@ export function createApp(runtime: ApiRuntime, deps: ApiDeps = apiDeps(runtime))
     if (ctx.path !== '/healthz') return next();
     ctx.body = { status: 'ok' };
   });
+  // The analyst's console (docs/console.md): GETs outside /api, /taxii2, /healthz and the like; everything else passes on.
+  app.use(consoleRoutes());
   // The SAML assertion consumer takes the IdP's HTML form post; everything else speaks JSON only (a form body elsewhere is a CSRF vector).
   const formParser = bodyParser({ enableTypes: ['form'], formLimit: '1mb' });
   app.use(async (ctx, next) => (ctx.path === SAML_ACS_PATH ? formParser(ctx, next) : next()));

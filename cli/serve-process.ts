@@ -22,6 +22,7 @@ import { IngestLag } from '../pipeline/ingest-lag.js';
 import { consumersOf } from '../pipeline/stages.js';
 import { artifactsRaw } from '../topics/index.js';
 import { activeCertificate } from '../clickhouse/tables/tls-certificates.js';
+import { consoleBuild } from '../console/serve.js';
 
 export type Kind = 'start' | 'api' | 'worker';
 
@@ -41,6 +42,11 @@ async function serve(runtime: Runtime, identity: Identity): Promise<{ servers: h
   const app = createApp({ ...runtime }, deps);
   const api = await listen(app, runtime.config.port, runtime.config.host);
   runtime.logger.info({ port: api.port }, `API listening on http://${runtime.config.host}:${api.port}/api`);
+  // The console is built from its sources now, in memory, so the first visitor does not wait and no stale build exists.
+  consoleBuild().then(
+    (built) => runtime.logger.info({ ms: built.buildMs, initialJsGzipBytes: built.initialJsGzipBytes }, `console at http://${runtime.config.host}:${api.port}/`),
+    (err: unknown) => runtime.logger.error({ err }, 'could not build the console (docs/console.md)'),
+  );
   const servers = [api.server];
   // OTLP/HTTP's standard path on a port of its own, for collectors configured with host and port only (docs/otlp.md).
   if (runtime.config.otlp.port !== undefined) {

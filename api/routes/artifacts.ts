@@ -3,15 +3,16 @@ import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import type { ArtifactPage } from '../../clickhouse/tables/artifacts.js';
 import { QuerySyntaxError } from '../../query/parse.js';
-import { COUNTED_MATCHES, searchArtifactPage } from '../search-sql.js';
+import { COUNTED_MATCHES, searchArtifactPage, searchFields, searchFieldValues, searchHistogram } from '../search-sql.js';
 import type { RawArtifact } from '../../topics/index.js';
-import { badRequest, HttpError } from '../http-error.js';
+import { badRequest, HttpError, notFound } from '../http-error.js';
 import { admitAndPublish } from '../ingest.js';
 import { MAX_ARTIFACTS_PER_REQUEST, MAX_METADATA_BYTES, MAX_RAW_BYTES } from '../limits.js';
 import { apiMetrics } from '../metrics.js';
 import { produce } from '../produce.js';
 import { defineRoute } from '../route.js';
-import { listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
+import { eventOfArtifact } from '../../clickhouse/tables/events.js';
 
 /** ISO 8601 with an offset, or without one meaning UTC. */
 const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
@@ -62,6 +63,35 @@ const SearchQuery = Pagination.extend({
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
   exact_total: QueryBoolean.default(false).describe(`count every match; by default counting stops past ${COUNTED_MATCHES.toLocaleString('en')} and total_exact says so`),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
+
+const HistogramQuery = z
+  .object({
+    source: z.string().min(1).max(128).optional(),
+    start: Timestamp.optional(),
+    end: Timestamp.optional(),
+    query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+    buckets: z.coerce.number({ message: 'buckets must be an integer from 1 to 500' }).int('buckets must be an integer from 1 to 500').min(1, 'buckets must be an integer from 1 to 500').max(500, 'buckets must be an integer from 1 to 500').default(60),
+  })
+  .refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
+
+const FieldsQuery = z.object({
+  source: z.string().min(1).max(128).optional(),
+  start: Timestamp.optional(),
+  end: Timestamp.optional(),
+  query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+  field: z.string().min(1).max(256, 'field must be at most 256 characters').optional().describe('a parsed field (e.g. source.ip): its commonest values; without it, the fields the matches hold'),
+  limit: z.coerce.number({ message: 'limit must be an integer from 1 to 100' }).int('limit must be an integer from 1 to 100').min(1, 'limit must be an integer from 1 to 100').max(100, 'limit must be an integer from 1 to 100').default(10),
+});
+
+/** A query's syntax error as the 400 every search route answers, with the parser's position. */
+async function parsedOrBadRequest<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
+    throw err;
+  }
+}
 
 export const artifactRoutes = [
   defineRoute({
@@ -134,6 +164,67 @@ export const artifactRoutes = [
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
         data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },
       };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/histogram',
+    summary: 'How many artifacts a search matches over time: the same query, source and range as GET /v1/artifacts, counted per bucket (at most `buckets`, widths from 1 second to 1 year, aligned in UTC); an open range runs from the oldest to the newest match',
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    query: HistogramQuery,
+    response: z.object({
+      start: Timestamp.nullable().describe('the range counted, inclusive; null when nothing is stored in it'),
+      end: Timestamp.nullable().describe('exclusive'),
+      interval_seconds: z.number().int(),
+      buckets: z.array(z.object({ start: Timestamp, count: z.number().int() })).describe('buckets holding matches, oldest first; empty buckets are left out'),
+      total: z.number().int().describe('the sum of the buckets: every match, counted exactly'),
+    }),
+    async handler({ query, auth, deps }) {
+      const histogram = await parsedOrBadRequest(() => searchHistogram(deps.store, { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query }, query.buckets));
+      const total = histogram.buckets.reduce((sum, b) => sum + b.count, 0);
+      return {
+        message: `${total} artifact(s) in ${histogram.buckets.length} bucket(s) of ${histogram.intervalSeconds} s`,
+        data: { start: histogram.start, end: histogram.end, interval_seconds: histogram.intervalSeconds, buckets: histogram.buckets, total },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/fields',
+    summary: "The parsed fields of a search's matches (same query, source and range as GET /v1/artifacts), most common first, or with `field` that field's commonest values; each with how many matching artifacts hold it",
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    query: FieldsQuery,
+    response: z.object({
+      field: z.string().nullable(),
+      fields: z.array(z.object({ field: z.string(), count: z.number().int() })).describe('without `field`: the fields held, most common first'),
+      values: z.array(z.object({ value: z.string(), count: z.number().int() })).describe('with `field`: its values, most common first (a value counts once per artifact)'),
+    }),
+    async handler({ query, auth, deps }) {
+      const scope = { orgId: auth.orgId, source: query.source, start: query.start, end: query.end, query: query.query };
+      if (query.field) {
+        const field = query.field;
+        const values = await parsedOrBadRequest(() => searchFieldValues(deps.store, scope, field, query.limit));
+        return { message: `${values.length} value(s) of ${field}`, data: { field, fields: [], values } };
+      }
+      const fields = await parsedOrBadRequest(() => searchFields(deps.store, scope, query.limit));
+      return { message: `${fields.length} field(s)`, data: { field: null, fields, values: [] } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/:id/event',
+    summary: 'The parsed event of one artifact: the parser that read it and its fields (ECS names, each a list of values); 404 when it has none',
+    tag: 'Artifacts',
+    permission: 'signals:read',
+    params: IdParams,
+    response: z.object({ artifact_id: z.string(), parser: z.string(), fields: z.record(z.string(), z.array(z.string())) }),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
+      if (!event) throw notFound('parsed event for this artifact');
+      return { message: 'Parsed event found', data: { artifact_id: params.id, parser: event.parser, fields: event.fields } };
     },
   }),
 ];

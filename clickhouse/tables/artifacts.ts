@@ -5,7 +5,7 @@ import { queryRows, SqlParams, whereClause } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs } from '../../lib/iso-time.js';
 import { RowBinaryWriter, type RowColumns } from '../row-binary.js';
-import { eventScope, type EventScope } from './events.js';
+import { eventFieldValues, eventScope, eventsOfArtifacts, type EventScope } from './events.js';
 
 export interface Artifact {
   id: string;
@@ -80,6 +80,9 @@ export interface ArtifactSearch {
   countLimit?: number;
 }
 
+/** What a search selects, without its paging: enough to count it over time. */
+export type SearchSelection = Pick<ArtifactSearch, 'scope' | 'on' | 'conditions'>;
+
 export interface ArtifactPage {
   artifacts: Artifact[];
   total: number;
@@ -112,7 +115,7 @@ export async function searchArtifacts(store: Store, search: ArtifactSearch): Pro
 }
 
 /** The search's rows within a scope: whole artifacts, or the keys of the events' artifacts. */
-function matchingRows(search: ArtifactSearch, scope: EventScope, params: SqlParams): string {
+function matchingRows(search: SearchSelection, scope: EventScope, params: SqlParams): string {
   const where = whereClause([...eventScope(scope, params), ...search.conditions(scope, params)]);
   return search.on === 'events' ? `SELECT toString(artifact_id) AS id, timestamp FROM events ${where}` : `SELECT ${COLUMNS} FROM artifacts ${where}`;
 }
@@ -154,7 +157,7 @@ async function newestPage(store: Store, search: ArtifactSearch): Promise<unknown
 }
 
 /** The scope's time range in epoch ms, [start, end), bounded by the oldest and newest rows of its table where it is open; null when it holds none. */
-async function timeRange(store: Store, search: ArtifactSearch): Promise<{ start: number; end: number } | null> {
+async function timeRange(store: Store, search: SearchSelection): Promise<{ start: number; end: number } | null> {
   const { scope } = search;
   if (scope.start && scope.end) return { start: Date.parse(scope.start), end: Date.parse(scope.end) };
   const params = new SqlParams();
@@ -167,6 +170,71 @@ async function timeRange(store: Store, search: ArtifactSearch): Promise<{ start:
     start: scope.start ? Date.parse(scope.start) : Date.parse(toIsoTimestamp(row.oldest)),
     end: scope.end ? Date.parse(scope.end) : Date.parse(toIsoTimestamp(row.newest)) + 1,
   };
+}
+
+/** Calendar-free bucket widths a histogram picks from (seconds): the smallest that gives at most the buckets asked for. */
+const HISTOGRAM_INTERVALS = [1, 5, 10, 30, 60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 7 * 86_400, 30 * 86_400, 365 * 86_400];
+
+export interface ArtifactHistogram {
+  /** The range counted, [start, end): the scope's, or the oldest and newest match's where the scope leaves it open; null when nothing is stored in it. */
+  start: string | null;
+  end: string | null;
+  intervalSeconds: number;
+  /** Buckets that hold matches, oldest first; `start` is the bucket's start (aligned to the interval from the Unix epoch, UTC). */
+  buckets: Array<{ start: string; count: number }>;
+}
+
+/** How many artifacts a search selects per time bucket: the same rows a search counts, so the buckets add up to its exact total. */
+export async function artifactHistogram(store: Store, search: SearchSelection, maxBuckets: number): Promise<ArtifactHistogram> {
+  const range = await timeRange(store, search);
+  if (!range) return { start: null, end: null, intervalSeconds: HISTOGRAM_INTERVALS[0]!, buckets: [] };
+  const spanSeconds = Math.max(1, (range.end - range.start) / 1000);
+  const intervalSeconds = HISTOGRAM_INTERVALS.find((s) => spanSeconds / s <= maxBuckets) ?? HISTOGRAM_INTERVALS.at(-1)!;
+  const params = new SqlParams();
+  const scope = { ...search.scope, start: new Date(range.start).toISOString(), end: new Date(range.end).toISOString() };
+  const interval = params.add(intervalSeconds, 'UInt32');
+  const rows = (await queryRows(
+    store,
+    `SELECT toString(toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${interval})))) AS bucket, count() AS matches FROM (${matchingRows(search, scope, params)}) GROUP BY bucket ORDER BY toUInt64(bucket)`,
+    params,
+  )) as { bucket: string; matches: string }[];
+  return {
+    start: scope.start,
+    end: scope.end,
+    intervalSeconds,
+    buckets: rows.map((r) => ({ start: new Date(Number(r.bucket) * 1000).toISOString(), count: Number(r.matches) })),
+  };
+}
+
+/** The conditions on events rows that their artifact is one a search selects. */
+function selectedEvents(search: SearchSelection, params: SqlParams): string[] {
+  const conditions = eventScope(search.scope, params);
+  const own = search.conditions(search.scope, params);
+  if (search.on === 'events') return [...conditions, ...own];
+  return own.length ? [...conditions, eventsOfArtifacts(search.scope)(own.join(' AND '), params)] : conditions;
+}
+
+/** The parsed fields the artifacts a search selects hold, most common first, with how many hold each. */
+export async function fieldsOfSearch(store: Store, search: SearchSelection, limit: number): Promise<Array<{ field: string; count: number }>> {
+  const params = new SqlParams();
+  const rows = (await queryRows(
+    store,
+    `SELECT field, count() AS holding FROM events ARRAY JOIN mapKeys(fields) AS field ${whereClause(selectedEvents(search, params))} GROUP BY field ORDER BY holding DESC, field ASC LIMIT ${params.add(limit, 'UInt32')}`,
+    params,
+  )) as { field: string; holding: string }[];
+  return rows.map((r) => ({ field: r.field, count: Number(r.holding) }));
+}
+
+/** The commonest values of one parsed field among the artifacts a search selects, with how many artifacts hold each. */
+export async function fieldValuesOfSearch(store: Store, search: SearchSelection, field: string, limit: number): Promise<Array<{ value: string; count: number }>> {
+  const params = new SqlParams();
+  const values = eventFieldValues(field, params);
+  const rows = (await queryRows(
+    store,
+    `SELECT value, count() AS holding FROM events ARRAY JOIN arrayDistinct(${values}) AS value ${whereClause(selectedEvents(search, params))} GROUP BY value ORDER BY holding DESC, value ASC LIMIT ${params.add(limit, 'UInt32')}`,
+    params,
+  )) as { value: string; holding: string }[];
+  return rows.map((r) => ({ value: r.value, count: Number(r.holding) }));
 }
 
 /** Where an artifact sits in the primary key: its id and timestamp (as the store writes it). */

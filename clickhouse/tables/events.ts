@@ -2,7 +2,7 @@
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { Store } from '../client.js';
 import { toClickHouseTime } from '../client.js';
-import type { SqlParams } from '../sql.js';
+import { queryRows, SqlParams } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs, msToIso } from '../../lib/iso-time.js';
 import { inlineQueryParams } from '../inline-params.js';
@@ -296,4 +296,15 @@ export async function foldEventPatches(store: Store, partitions: readonly string
     if (!/^\d{8}$/.test(partition)) throw new Error(`not an events partition: ${partition}`);
     await store.command({ query: `ALTER TABLE events APPLY PATCHES IN PARTITION ID '${partition}'` });
   }
+}
+
+/** The parsed event of one artifact (its fields as the parser made them); null when it has none (not parsed yet, or no parser knew it). */
+export async function eventOfArtifact(store: Store, orgId: string, artifactId: string): Promise<{ parser: string; fields: Record<string, string[]> } | null> {
+  const params = new SqlParams();
+  const [row] = (await queryRows(
+    store,
+    `SELECT parser, fields FROM events WHERE org_id = ${params.add(orgId, 'String')} AND artifact_id = ${params.add(artifactId, 'UUID')} LIMIT 1`,
+    params,
+  )) as { parser: string; fields: Record<string, string[]> }[];
+  return row ?? null;
 }

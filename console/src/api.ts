@@ -1,0 +1,71 @@
+// The one place the console talks to the API: the bearer token from the
+// session, the CSRF header on every write, the API's envelope unpacked, and
+// its error message kept in its own words for the page to show.
+import { currentSession, renew, sessionLost } from './session.ts';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly details: unknown,
+  ) {
+    super(message);
+  }
+}
+
+type QueryValue = string | number | boolean | undefined | null;
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+interface Envelope<T> {
+  success: boolean;
+  message: string;
+  data: T;
+  error?: { code: string; details: unknown };
+}
+
+function urlOf(path: string, query: Record<string, QueryValue> = {}): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return `/api${path}${text ? `?${text}` : ''}`;
+}
+
+async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
+  const current = currentSession.value;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (current) headers.authorization = `Bearer ${current.token}`;
+  if (method !== 'GET' && method !== 'HEAD' && current?.csrfToken) headers['x-csrf-token'] = current.csrfToken;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(urlOf(path, options.query), {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+    credentials: 'same-origin',
+  });
+}
+
+/** Calls /api<path> and answers `data` with the API's message; throws ApiError in the API's words. */
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ data: T; message: string }> {
+  let response = await send(method, path, options);
+  // An expired token is renewed from the session cookie once; a dead session goes back to login.
+  if (response.status === 401 && currentSession.value) {
+    if (!(await renew())) {
+      // renew() has sent the user to login, keeping their place.
+      throw new ApiError('Your session has ended', 401, 'unauthorized', null);
+    }
+    response = await send(method, path, options);
+  }
+  const body = (await response.json().catch(() => null)) as Envelope<T> | null;
+  if (!response.ok || !body?.success) {
+    if (response.status === 401) sessionLost();
+    throw new ApiError(body?.message ?? `The server answered HTTP ${response.status}`, response.status, body?.error?.code ?? 'unknown', body?.error?.details ?? null);
+  }
+  return { data: body.data, message: body.message };
+}

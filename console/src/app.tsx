@@ -1,0 +1,95 @@
+// The shell: who is logged in, the navigation, the page for the URL, and the
+// keys that work everywhere (`/` to search, Esc handled by the page).
+import { useEffect } from 'preact/hooks';
+import { navigate, onLinkClick, place, safeReturnPath, withParams } from './router.ts';
+import { currentSession, logout, session } from './session.ts';
+import { LoginPage } from './pages/login.tsx';
+import { SearchPage } from './pages/search.tsx';
+import { IncidentsPage } from './pages/incidents.tsx';
+import { IncidentPage } from './pages/incident.tsx';
+
+const NAV = [
+  { path: '/search', label: 'Search' },
+  { path: '/incidents', label: 'Incidents' },
+];
+
+function Page() {
+  const { path } = place.value;
+  if (path === '/' || path === '/search') return <SearchPage />;
+  if (path === '/incidents') return <IncidentsPage />;
+  const incident = /^\/incidents\/([^/]+)$/.exec(path);
+  if (incident) return <IncidentPage id={decodeURIComponent(incident[1]!)} />;
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Page not found</h1>
+      <p>
+        There is no page at <code>{path}</code>. <a href="/search">Go to search</a>.
+      </p>
+    </section>
+  );
+}
+
+function focusSearchKey(event: KeyboardEvent): void {
+  if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target as HTMLElement | null;
+  if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+  event.preventDefault();
+  const box = document.getElementById('query');
+  if (box) return box.focus();
+  navigate('/search');
+  requestAnimationFrame(() => document.getElementById('query')?.focus());
+}
+
+export function App() {
+  const state = session.value;
+  const { path, params } = place.value;
+
+  useEffect(() => {
+    addEventListener('keydown', focusSearchKey);
+    return () => removeEventListener('keydown', focusSearchKey);
+  }, []);
+
+  // Not logged in: every page but login sends there, keeping the place to come back to.
+  useEffect(() => {
+    if (state === null && path !== '/login') navigate(withParams('/login', { next: safeReturnPath(path + location.search) }), { replace: true });
+    if (state !== null && state !== 'unknown' && path === '/login') navigate(safeReturnPath(params.get('next')) ?? '/search', { replace: true });
+  }, [state, path]);
+
+  if (state === 'unknown') return <p class="loading" role="status">Loading…</p>;
+  if (state === null || path === '/login') return <LoginPage />;
+  const user = currentSession.value?.user;
+  return (
+    <div class="shell" onClick={onLinkClick}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="/search" aria-label="cairn home">
+          cairn
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.path}>
+                <a href={item.path} aria-current={path === item.path || path.startsWith(`${item.path}/`) || (item.path === '/search' && path === '/') ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span title={user?.email}>
+            {user?.name || user?.email || 'signed in'} <span class="role">({user?.role_name ?? 'service'})</span>
+          </span>
+          <button type="button" onClick={() => void logout()}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </div>
+  );
+}

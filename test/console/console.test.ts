@@ -1,0 +1,472 @@
+// The analyst's console in a real browser (issue 40): Debian's Chromium,
+// headless, against a real cairn API with its store stage. Controls are found
+// by role and accessible name, as a screen reader would; every page is
+// checked by axe-core and photographed in light and dark for docs/console/.
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveIncidents } from '../../clickhouse/tables/incidents.js';
+import { BUILTIN_ROLES } from '../../identity/roles.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { eventually } from '../helpers/buses.js';
+import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+
+const PASSWORD = 'correct horse battery staple';
+const SCRIPT_LINE = '<script>window.__cairnInjected = true</script> GET /login?next=<img src=x onerror=alert(1)> 403';
+const SSH_LINES = 120;
+
+describe('the console in a browser', () => {
+  const orgId = `org-${randomUUID().slice(0, 8)}`;
+  const analyst = { email: `analyst-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
+  const viewer = { email: `viewer-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
+  const incidentId = randomUUID();
+  let api: TestApi;
+  let admin: string;
+  let browser: Browser;
+  const opened: ConsolePage[] = [];
+  const timings: Record<string, number> = {};
+
+  async function total(query: string): Promise<number> {
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=${encodeURIComponent(query)}`, { token: admin });
+    expect(res.status, res.text).toBe(200);
+    return (res.body.data as { total: number }).total;
+  }
+
+  async function open(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const consolePage = await openConsole(browser, api.url, colorScheme);
+    opened.push(consolePage);
+    return consolePage.page;
+  }
+
+  async function logIn(page: Page, who: { email: string; password: string }): Promise<void> {
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  async function saveIncident(id: string, title: string): Promise<void> {
+    const seen = new Date(Date.now() - 3_600_000).toISOString();
+    await saveIncidents(api.runtime.store, [
+      { id, org_id: orgId, title, severity: 'high', artifact_count: SSH_LINES, node_count: 2, node_ids: [], observation_ids: [], first_seen: seen, last_seen: new Date().toISOString(), created_at: seen, updated_at: seen },
+    ]);
+  }
+
+  /** The line that says how many artifacts or incidents matched (other status lines say what a save or change did). */
+  function countOf(page: Page) {
+    return page.getByRole('status').filter({ hasText: /^(More than )?[\d,]+ (artifact|incident)s?$/ });
+  }
+
+  async function expectAccessible(page: Page): Promise<void> {
+    expect(await seriousViolations(page)).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    // analysis parses the lines into the fields the sidebar lists.
+    api = await startTestApi({ stages: ['store', 'analysis'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
+    admin = api.token('all', orgId);
+    for (const [who, role] of [
+      [analyst, BUILTIN_ROLES.analyst.id],
+      [viewer, BUILTIN_ROLES.viewer.id],
+    ] as const) {
+      const res = await api.request('POST', '/api/v1/users', { token: admin, body: { email: who.email, name: role === BUILTIN_ROLES.viewer.id ? 'Vera Viewer' : 'Ana Analyst', role_id: role, password: who.password } });
+      expect(res.status, res.text).toBe(201);
+    }
+    const now = Date.now();
+    const artifacts = [
+      ...Array.from({ length: SSH_LINES }, (_, i) => ({
+        source: 'auth',
+        timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
+        raw: `Nov 27 10:00:00 web sshd[${1000 + i}]: Failed password for ${i % 3 === 0 ? 'root' : 'invalid user admin'} from 203.0.113.${i % 20} port ${40000 + i} ssh2`,
+      })),
+      { source: 'nginx', timestamp: new Date(now - 30_000).toISOString(), raw: SCRIPT_LINE },
+    ];
+    const ingested = await api.request('POST', '/api/v1/artifacts', { token: admin, body: { artifacts } });
+    expect(ingested.status, ingested.text).toBe(202);
+    await eventually(async () => expect(await total('')).toBe(artifacts.length), 30_000, 200);
+    await eventually(async () => expect(await total('user.name:*')).toBe(SSH_LINES), 30_000, 200);
+    await saveIncident(incidentId, 'SSH password guessing from 203.0.113.0/24');
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    for (const { context } of opened) await context.close().catch(() => undefined);
+    await browser?.close();
+    await api?.close();
+    console.log(`[console] timings (ms): ${JSON.stringify(timings)}`);
+  });
+
+  it('logs in from a deep link and lands where it pointed, with no token in browser storage', async () => {
+    const page = await open();
+    await page.goto('/search?q=sshd&range=7d');
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/search?q=sshd&range=7d');
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'login');
+
+    await logIn(page, { ...analyst, password: 'not the password at all' });
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid email or password/i);
+
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    expect(page.url()).toBe(`${api.url}/search?q=sshd&range=7d`);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    expect(stored).toBe('{}{}');
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === 'cairn_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Strict');
+    expect(page.url()).not.toMatch(/token|eyJ/);
+  });
+
+  it('runs a search whose count matches the API, newest first, paged; reload shows the same search', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    const query = 'source:auth "invalid user"';
+    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Last 7 days' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const expected = await total(query);
+    expect(expected).toBe(SSH_LINES - SSH_LINES / 3);
+    const status = countOf(page);
+    await expect.poll(() => status.textContent()).toBe(`${expected} artifacts`);
+    const results = page.getByRole('table', { name: 'Search results, newest first' });
+    const times = await results.locator('tbody time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
+    expect(times.length).toBe(50);
+    expect([...times].sort().reverse()).toEqual(times);
+    // Times in the browser's zone, UTC on hover.
+    expect(await results.locator('tbody time').first().getAttribute('title')).toMatch(/UTC$/);
+    timings.resultsRenderAfterAnswer = await page.evaluate(() => performance.getEntriesByName('cairn:results-render').at(-1)?.duration ?? -1);
+    expect(timings.resultsRenderAfterAnswer).toBeGreaterThanOrEqual(0);
+    expect(timings.resultsRenderAfterAnswer).toBeLessThan(300);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search');
+
+    // Arrow keys move between results; Enter opens one.
+    const links = results.locator('tbody a');
+    await links.nth(0).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowUp');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await links.nth(1).textContent());
+    await page.keyboard.press('Enter');
+    await page.getByRole('complementary', { name: 'Artifact' }).waitFor();
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
+    const url = page.url();
+    expect(new URL(url).searchParams.get('q')).toBe(query);
+    expect(new URL(url).searchParams.get('range')).toBe('7d');
+    expect(new URL(url).searchParams.get('offset')).toBe('50');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    expect(page.url()).toBe(url);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe(query);
+    expect(await page.getByRole('combobox', { name: 'Time range' }).inputValue()).toBe('7d');
+    await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
+
+    // `/` focuses the query box from anywhere on the page.
+    await page.getByRole('heading', { name: 'Search' }).click();
+    await page.keyboard.press('/');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('query');
+
+    // Saved, shared, and opened again from the list.
+    await page.getByRole('button', { name: /^Saved searches/ }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Invalid users, last week');
+    await page.getByRole('checkbox', { name: 'Share with my organization' }).check();
+    await page.getByRole('button', { name: 'Save search' }).click();
+    const savedLink = page.getByRole('list', { name: 'Saved searches' }).getByRole('link', { name: 'Invalid users, last week' });
+    await savedLink.waitFor();
+    const savedList = await api.request('GET', '/api/v1/saved-searches?limit=100', { token: admin });
+    expect((savedList.body.data as { saved_searches: unknown[] }).saved_searches).toEqual([
+      expect.objectContaining({ name: 'Invalid users, last week', query, shared: true, filters: { range: 'last 7d' } }),
+    ]);
+    // From another page of results, the saved search opens at its first page.
+    await page.getByRole('link', { name: 'Previous page' }).click();
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
+    await savedLink.click();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    const opened = new URL(page.url());
+    expect([opened.pathname, opened.searchParams.get('q'), opened.searchParams.get('range'), opened.searchParams.get('offset')]).toEqual(['/search', query, '7d', null]);
+  });
+
+  it('searches an absolute time range, counted as the API counts it', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Custom range' });
+    // Minutes in the browser's zone, as the inputs take them.
+    const minute = 60_000;
+    const from = new Date(Math.floor((Date.now() - 61 * minute) / minute) * minute);
+    const to = new Date(Math.floor((Date.now() - 31 * minute) / minute) * minute);
+    const local = (d: Date) => page.evaluate((iso) => {
+      const date = new Date(iso);
+      return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    }, d.toISOString());
+    await page.getByRole('textbox', { name: 'From', exact: true }).fill(await local(from));
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(await local(to));
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('custom');
+    const params = new URL(page.url()).searchParams;
+    expect(params.get('from')).toBe(from.toISOString());
+    expect(params.get('to')).toBe(to.toISOString());
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=sshd&start=${from.toISOString()}&end=${to.toISOString()}`, { token: admin });
+    const expected = (res.body.data as { total: number }).total;
+    expect(expected).toBeGreaterThan(25);
+    expect(expected).toBeLessThan(35);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    await page.reload();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    expect(await page.getByRole('textbox', { name: 'From', exact: true }).inputValue()).toBe(await local(from));
+    await expectAccessible(page);
+  });
+
+  it('charts matches over time, and zooms the search to a stretch dragged across the chart', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    // All time: the chart spans the oldest to the newest match.
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const chart = page.getByRole('img', { name: /^Matches over time: 120 from/ });
+    await chart.waitFor();
+    const box = (await chart.boundingBox())!;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.4, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+    await page.mouse.move(box.x + box.width * 0.95, y, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('custom');
+    const params = new URL(page.url()).searchParams;
+    const from = params.get('from')!;
+    const to = params.get('to')!;
+    expect(Date.parse(from)).toBeLessThan(Date.parse(to));
+    const res = await api.request('GET', `/api/v1/artifacts?limit=1&query=sshd&start=${from}&end=${to}`, { token: admin });
+    const expected = (res.body.data as { total: number }).total;
+    expect(expected).toBeGreaterThan(0);
+    expect(expected).toBeLessThan(SSH_LINES);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${expected} artifacts`);
+    await expect.poll(() => page.getByRole('img', { name: new RegExp(`^Matches over time: ${expected} from`) }).count()).toBe(1);
+    await expectAccessible(page);
+  });
+
+  it('adds a value from the field sidebar to the query, or leaves it out, with counts equal to the API\'s', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const fields = page.getByRole('navigation', { name: 'Fields' });
+    await fields.getByRole('button', { name: 'user.name', exact: true }).click();
+    const values = fields.getByRole('list', { name: 'Top values of user.name' });
+    await values.waitFor();
+    expect(await values.getByRole('listitem').filter({ hasText: 'root' }).textContent()).toContain('40');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-fields');
+
+    // An artifact's parsed fields, as the API gives them.
+    await page.getByRole('table', { name: 'Search results, newest first' }).getByRole('link').first().click();
+    const parsed = page.getByRole('complementary', { name: 'Artifact' }).getByRole('table', { name: /^Parsed fields, read by/ });
+    await expect.poll(() => parsed.getByRole('row').filter({ hasText: 'user.name' }).getByRole('cell').textContent()).toMatch(/^(root|admin)$/);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'artifact-fields');
+    await page.keyboard.press('Escape');
+
+    await values.getByRole('link', { name: 'Add user.name: root' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd user.name:"root"');
+    const only = await total('sshd user.name:"root"');
+    expect(only).toBe(40);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${only} artifacts`);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe('sshd user.name:"root"');
+
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd');
+    // The field stays open across searches.
+    expect(await fields.getByRole('button', { name: 'user.name', exact: true }).getAttribute('aria-expanded')).toBe('true');
+    await fields.getByRole('link', { name: 'Exclude user.name: root' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd NOT user.name:"root"');
+    const others = await total('sshd NOT user.name:"root"');
+    expect(others).toBe(SSH_LINES - 40);
+    await expect.poll(() => countOf(page).textContent()).toBe(`${others} artifacts`);
+  });
+
+  it('measures the first contentful paint of the search page', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    await page.goto('/search?q=sshd&range=7d');
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
+    const paint = await page.evaluate(() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1,
+      firstResults: performance.getEntriesByName('cairn:results-shown')[0]?.startTime ?? -1,
+    }));
+    timings.searchFirstContentfulPaint = Math.round(paint.fcp);
+    // From navigation start to the first page of results in the table (login's token renewal included).
+    timings.searchFirstResults = Math.round(paint.firstResults);
+    expect(paint.firstResults).toBeGreaterThan(0);
+    expect(paint.firstResults).toBeLessThan(1500);
+    expect(paint.fcp).toBeGreaterThan(0);
+    expect(paint.fcp).toBeLessThan(1000);
+  });
+
+  it("shows a bad query's error at the position the API reports", async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    const query = 'source:auth AND (sshd';
+    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const api400 = await api.request('GET', `/api/v1/artifacts?query=${encodeURIComponent(query)}`, { token: admin });
+    expect(api400.status).toBe(400);
+    const position = (api400.body.error!.details as { position: number }).position;
+    const alert = page.locator('#query-error');
+    await alert.waitFor();
+    expect(await alert.getByRole('paragraph').textContent()).toBe(api400.body.message);
+    const marked = await alert.locator('pre').evaluate((pre) => {
+      const mark = pre.querySelector('mark')!;
+      return { before: mark.previousSibling?.textContent ?? '', mark: mark.textContent };
+    });
+    expect(marked.before.length).toBe(position - 1);
+    expect(await page.getByRole('searchbox', { name: 'Query' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).selectionStart)).toBe(position - 1);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-error');
+  });
+
+  it('renders a raw line holding <script> as text in the artifact detail; Esc closes it', async () => {
+    const { page, problems } = await (async () => {
+      const p = await open();
+      return { page: p, problems: opened.at(-1)!.problems };
+    })();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('searchbox', { name: 'Query' }).fill('source:nginx');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: SCRIPT_LINE }).click();
+    const detail = page.getByRole('complementary', { name: 'Artifact' });
+    await detail.waitFor();
+    const raw = detail.getByLabel('Raw text');
+    expect(await raw.textContent()).toBe(SCRIPT_LINE);
+    expect(await raw.evaluate((pre) => pre.children.length)).toBe(0);
+    expect(await page.evaluate(() => (window as { __cairnInjected?: boolean }).__cairnInjected)).toBeUndefined();
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('artifact')).toMatch(/.+/);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'artifact');
+
+    // A shared link to the artifact opens it too (fetched by id), and Esc closes it.
+    await page.reload();
+    await detail.waitFor();
+    expect(await detail.getByLabel('Raw text').textContent()).toBe(SCRIPT_LINE);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => detail.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('artifact')).toBeNull();
+    expect(problems).toEqual([]);
+  });
+
+  it('lists incidents, changes one\'s status, and shows it in the list', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    const list = page.getByRole('table', { name: 'Incidents, newest first' });
+    const row = list.getByRole('row').filter({ hasText: 'SSH password guessing' });
+    await row.waitFor();
+    // Columns: the selection box, title, severity, status, ...
+    expect(await row.getByRole('cell').nth(3).textContent()).toBe('New');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'incidents');
+
+    await row.getByRole('link', { name: 'SSH password guessing from 203.0.113.0/24' }).click();
+    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    await page.getByRole('combobox', { name: 'New status' }).selectOption({ label: 'Investigating' });
+    await page.getByRole('button', { name: 'Set status' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Incident status updated' }).textContent()).toBe('Incident status updated to Investigating');
+    await expect.poll(() => page.getByRole('listitem').filter({ hasText: 'New → Investigating' }).count()).toBe(1);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'incident');
+    const fromApi = await api.request('GET', `/api/v1/incidents/${incidentId}`, { token: admin });
+    expect((fromApi.body.data as { status_name: string }).status_name).toBe('Investigating');
+
+    await page.getByRole('link', { name: '← Incidents' }).click();
+    await expect.poll(() => list.getByRole('row').filter({ hasText: 'SSH password guessing' }).getByRole('cell').nth(3).textContent()).toBe('Investigating');
+
+    // A new incident shows without a reload.
+    const second = randomUUID();
+    await saveIncident(second, 'Port scan of 198.51.100.7');
+    await expect.poll(() => list.getByRole('link', { name: 'Port scan of 198.51.100.7' }).count(), { timeout: 20_000 }).toBe(1);
+
+    // Both set to Resolved at once from the list.
+    await page.getByRole('checkbox', { name: 'Select SSH password guessing from 203.0.113.0/24' }).check();
+    await page.getByRole('checkbox', { name: 'Select Port scan of 198.51.100.7' }).check();
+    await page.getByRole('combobox', { name: 'Set status of selected to' }).selectOption({ label: 'Resolved' });
+    await page.getByRole('button', { name: 'Apply to selected' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Set 2 incidents' }).textContent()).toBe('Set 2 incidents to Resolved');
+    for (const id of [incidentId, second]) {
+      const res = await api.request('GET', `/api/v1/incidents/${id}`, { token: admin });
+      expect((res.body.data as { status_name: string }).status_name).toBe('Resolved');
+    }
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'Resolved' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('3');
+    await expect.poll(() => countOf(page).textContent()).toBe('2 incidents');
+  });
+
+  it('shows a viewer no write control, and the API refuses the write anyway', async () => {
+    const page = await open();
+    await page.goto(`/incidents/${incidentId}`);
+    await logIn(page, viewer);
+    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Set status' }).count()).toBe(0);
+    expect(await page.getByRole('combobox', { name: 'New status' }).count()).toBe(0);
+    expect(await page.getByText('Vera Viewer').count()).toBe(1);
+    await expectAccessible(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('button', { name: /^Saved searches/ }).click();
+    expect(await page.getByRole('button', { name: 'Save search' }).count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Apply to selected' }).count()).toBe(0);
+    const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
+    const refused = await api.request('PUT', `/api/v1/incidents/${incidentId}/status`, { token: (login.body.data as { token: string }).token, body: { status: 3 } });
+    expect(refused.status).toBe(403);
+  });
+
+  it('takes the user back to login when the session ends, and returns them to their place', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+    await page.goto('/incidents?severity=high');
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    // The session ends elsewhere (as at its idle timeout or a revocation): logged out with the browser's own cookie.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'cairn_session')!;
+    const ended = await fetch(`${api.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: `cairn_session=${cookie.value}`, origin: api.url } });
+    expect(ended.status).toBe(200);
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'New' });
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/incidents?status=1&severity=high');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'session has ended' }).count()).toBe(1);
+    await logIn(page, analyst);
+    await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    expect(page.url()).toBe(`${api.url}/incidents?status=1&severity=high`);
+
+    // Logging out ends the session: a reload finds no session and asks to log in.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+  });
+});
