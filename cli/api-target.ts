@@ -68,3 +68,10 @@ export async function callApi<T>(target: ApiTarget, method: string, route: strin
   const payload = (await res.json().catch(() => null)) as { message?: string; data?: T; error?: { code?: string } } | null;
   return { status: res.status, message: payload?.message ?? `answered ${res.status} without a message`, data: payload?.data ?? null, code: payload?.error?.code ?? null };
 }
+
+/** callApi for a route that must answer 2xx with data: anything else is an error naming the route, its status and the API's message. */
+export async function callApiData<T>(target: ApiTarget, method: string, route: string, body?: unknown): Promise<T> {
+  const answer = await callApi<T>(target, method, route, body);
+  if (answer.status < 200 || answer.status >= 300 || answer.data === null) throw new Error(`${method} /api${route} answered ${answer.status}: ${answer.message}`);
+  return answer.data;
+}

@@ -2,7 +2,7 @@
 // cairn's API (POST /v1/lead-rules/:id/backfill), then follows the job
 // (GET .../backfill/:job) with a progress bar until it ends.
 import { sleep } from '../lib/backoff.js';
-import { unreachable, type ApiTarget } from './api-target.js';
+import { callApiData, type ApiTarget } from './api-target.js';
 import { progressBar } from './progress-bar.js';
 
 const POLL_MS = 500;
@@ -19,21 +19,6 @@ export interface BackfillJobView {
   error: string;
 }
 
-async function call(target: ApiTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<BackfillJobView> {
-  let res: Response;
-  try {
-    res = await fetch(new URL(`/api${path}`, target.url), {
-      method,
-      headers: { authorization: `Bearer ${target.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw unreachable(target.url, err);
-  }
-  const payload = (await res.json().catch(() => null)) as { message?: string; data?: BackfillJobView } | null;
-  if (!res.ok || !payload?.data) throw new Error(`${method} /api${path} answered ${res.status}: ${payload?.message ?? 'no message'}`);
-  return payload.data;
-}
 
 export interface BackfillRun {
   ruleId: string;
@@ -47,7 +32,7 @@ export interface BackfillRun {
 /** Queues the backfill and, when asked, follows it to its end; returns the job as it last stood. */
 export async function backfillRule(target: ApiTarget, run: BackfillRun): Promise<BackfillJobView> {
   const path = `/v1/lead-rules/${encodeURIComponent(run.ruleId)}/backfill`;
-  let job = await call(target, 'POST', path, { start: run.start, ...(run.end ? { end: run.end } : {}) });
+  let job = await callApiData<BackfillJobView>(target, 'POST', path, { start: run.start, ...(run.end ? { end: run.end } : {}) });
   if (!run.wait) return job;
   const bar = run.progress
     ? progressBar('{bar} {percentage}% | {value}/{total} events | {matched} matched | {raised} raised, {already} already raised | ETA {eta_formatted}')
@@ -66,7 +51,7 @@ export async function backfillRule(target: ApiTarget, run: BackfillRun): Promise
       }
       if (job.status === 'succeeded' || job.status === 'failed') break;
       await sleep(POLL_MS);
-      job = await call(target, 'GET', `${path}/${job.id}`);
+      job = await callApiData<BackfillJobView>(target, 'GET', `${path}/${job.id}`);
     }
   } finally {
     // The bar redraws on a timer: stopped on failure too, or it keeps the process alive.

@@ -4,7 +4,7 @@
 // `--cancel <id>` cancels a job.
 import { Command, InvalidArgumentError } from 'commander';
 import { sleep } from '../../lib/backoff.js';
-import { apiTarget, unreachable, withApiTargetOptions, type ApiTarget, type ApiTargetOptions } from '../api-target.js';
+import { apiTarget, callApiData, withApiTargetOptions, type ApiTarget, type ApiTargetOptions } from '../api-target.js';
 import { progressBar } from '../progress-bar.js';
 import { durationMs } from './options.js';
 
@@ -35,21 +35,6 @@ function isoTime(value: string): string {
   return new Date(ms).toISOString();
 }
 
-async function call(target: ApiTarget, method: string, path: string, body?: unknown): Promise<Job> {
-  let res: Response;
-  try {
-    res = await fetch(new URL(path, target.url), {
-      method,
-      headers: { authorization: `Bearer ${target.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw unreachable(target.url, err);
-  }
-  const payload = (await res.json().catch(() => null)) as { message?: string; data?: Job } | null;
-  if (!res.ok || !payload?.data) throw new Error(`${method} ${path} answered ${res.status}: ${payload?.message ?? 'no message'}`);
-  return payload.data;
-}
 
 function summary(job: Job): string {
   const c = job.counts;
@@ -67,7 +52,7 @@ async function follow(target: ApiTarget, job: Job): Promise<Job> {
     let current = job;
     while (!FINISHED.has(current.status) && !interrupted) {
       await sleep(POLL_MS);
-      current = await call(target, 'GET', `/api/v1/reprocess/${job.id}`);
+      current = await callApiData<Job>(target, 'GET', `/v1/reprocess/${job.id}`);
       const { progress } = current;
       // Artifacts stored into the range after the job was counted make the total grow.
       bar.setTotal(Math.max(progress.artifacts_total, progress.artifacts_done, 1));
@@ -94,13 +79,13 @@ export function reprocessCommand(): Command {
     if (!options.cancel && (options.since === undefined) === (options.start === undefined)) cmd.error('cairn: give --since or --start (one of them)', { exitCode: 2, code: 'cairn.usage' });
     const target = await apiTarget(options, { subject: 'cairn-reprocess', permissions: ['signals:manage', 'signals:read'] });
     if (options.cancel) {
-      const job = await call(target, 'POST', `/api/v1/reprocess/${encodeURIComponent(options.cancel)}/cancel`);
+      const job = await callApiData<Job>(target, 'POST', `/v1/reprocess/${encodeURIComponent(options.cancel)}/cancel`);
       console.log(`job ${job.id} ${job.status}: ${summary(job)}`);
       return;
     }
     const end = options.end ?? new Date().toISOString();
     const start = options.start ?? new Date(Date.parse(end) - options.since!).toISOString();
-    const created = await call(target, 'POST', '/api/v1/reprocess', { start, end, ...(options.source ? { source: options.source } : {}) });
+    const created = await callApiData<Job>(target, 'POST', '/v1/reprocess', { start, end, ...(options.source ? { source: options.source } : {}) });
     console.log(`job ${created.id}: ${created.progress.artifacts_total} artifact(s) from ${start} to ${end}${options.source ? ` of source ${options.source}` : ''}`);
     if (options.detach) return;
     const job = await follow(target, created);

@@ -3,7 +3,7 @@
 // through a running cairn's API (GET /v1/lead-rules/pack, POST
 // /v1/lead-rules/pack/update; docs/rules.md).
 import { Command } from 'commander';
-import { apiTarget, unreachable, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
+import { apiTarget, callApiData, withApiTargetOptions, type ApiTargetOptions } from '../api-target.js';
 import type { Permission } from '../../identity/permissions.js';
 
 interface RuleStatus {
@@ -31,21 +31,9 @@ interface UpdateData {
   left_alone: { pack_id: string; state: string; reason: string }[];
 }
 
-async function call<T>(options: ApiTargetOptions, permission: Permission, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const { url, token } = await apiTarget(options, { subject: 'cairn-rules', permissions: [permission] });
-  let res: Response;
-  try {
-    res = await fetch(new URL(path, url), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw unreachable(url, err);
-  }
-  const payload = (await res.json().catch(() => null)) as { message?: string; data?: T } | null;
-  if (res.status !== 200 || !payload?.data) throw new Error(`${method} ${path} answered ${res.status}: ${payload?.message ?? 'no message'}`);
-  return payload.data;
+async function call<T>(options: ApiTargetOptions, permission: Permission, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const target = await apiTarget(options, { subject: 'cairn-rules', permissions: [permission] });
+  return callApiData<T>(target, method, route, body);
 }
 
 function statusCommand(): Command {
@@ -53,7 +41,7 @@ function statusCommand(): Command {
     .description('list the pack rules and where each stands: current, outdated, not installed, changed or deleted by a user')
     .option('--json', 'print the API answer as JSON');
   return withApiTargetOptions(command, 'signals:read').action(async (options: ApiTargetOptions & { json?: boolean }) => {
-    const status = await call<StatusData>(options, 'signals:read', 'GET', '/api/v1/lead-rules/pack');
+    const status = await call<StatusData>(options, 'signals:read', 'GET', '/v1/lead-rules/pack');
     if (options.json) {
       console.log(JSON.stringify(status, null, 2));
       return;
@@ -77,7 +65,7 @@ function updateCommand(): Command {
     .option('--reset <pack-ids...>', 'take the pack version of these rules even if a user changed or deleted them')
     .option('--dry-run', 'say what would change, without writing');
   return withApiTargetOptions(command, 'signals:manage').action(async (options: ApiTargetOptions & { reset?: string[]; dryRun?: boolean }) => {
-    const result = await call<UpdateData>(options, 'signals:manage', 'POST', '/api/v1/lead-rules/pack/update', { reset: options.reset ?? [], dry_run: options.dryRun ?? false });
+    const result = await call<UpdateData>(options, 'signals:manage', 'POST', '/v1/lead-rules/pack/update', { reset: options.reset ?? [], dry_run: options.dryRun ?? false });
     const would = result.dry_run ? ' (dry run: nothing written)' : '';
     console.log(
       `rule pack ${result.version}: ${result.installed.length} installed, ${result.updated.length} updated, ${result.reset.length} reset, ${result.retired.length} retired, ${result.unchanged} unchanged, ${result.left_alone.length} left alone${would}`,
