@@ -318,7 +318,8 @@ describe('cairn command', () => {
     const summary = new RegExp(`^${files} file\\(s\\), ${files} rule\\(s\\): (\\d+) created, 0 updated, (\\d+) skipped`).exec(first.stdout);
     expect(summary, first.stdout).not.toBeNull();
     expect(Number(summary![1]) + Number(summary![2])).toBe(files);
-    expect(first.stdout).toMatch(/skipped ".+": log source .* is not mapped/);
+    // What the sample's rules lack: a field cairn has no counterpart for (all their log sources map).
+    expect(first.stdout).toMatch(/skipped ".+": field \S+ has no cairn field for this log source/);
 
     const again = await cairnAsync(['rules', 'import', path.join(rules, 'linux')], env);
     expect(again.code).toBe(0);
