@@ -6,7 +6,7 @@
 import type { FieldValue } from '../topics/index.js';
 import { ARTIFACT_FIELDS, type FieldNode, type QueryNode } from './ast.js';
 import { anchoredRegex } from './regex.js';
-import { asciiLower, globParts, globToRegExp, inNetwork, isNumber, parseNetwork, timeMillis, tokenize } from './values.js';
+import { asciiLower, globParts, globSource, globToRegExp, inAnyNetwork, inNetwork, isNumber, parseNetwork, timeMillis, tokenize, type Network } from './values.js';
 
 export interface MatchTarget {
   /** The artifact's id and source (the fields `id` and `source`). */
@@ -124,7 +124,12 @@ function fieldTest(node: FieldNode): Test {
   }
 }
 
-function compile(node: QueryNode): Test {
+function compile(node: QueryNode, shared?: SharedParts): Test {
+  const test = compileNode(node, shared);
+  return shared ? shared.remembered(node, test) : test;
+}
+
+function compileNode(node: QueryNode, shared: SharedParts | undefined): Test {
   switch (node.kind) {
     case 'all':
       return () => true;
@@ -135,15 +140,23 @@ function compile(node: QueryNode): Test {
       return (t) => regex.test(t.lowerRaw);
     }
     case 'and': {
-      const tests = node.children.map(compile);
-      return (t) => tests.every((test) => test(t));
+      const tests = node.children.map((child) => compile(child, shared));
+      // Loops rather than every/some: rules run these for each event and rule, and a callback per part showed.
+      return (t) => {
+        for (let i = 0; i < tests.length; i++) if (!tests[i]!(t)) return false;
+        return true;
+      };
     }
     case 'or': {
-      const tests = node.children.map(compile);
-      return (t) => tests.some((test) => test(t));
+      const tests = orTests(node.children, shared);
+      if (tests.length === 1) return tests[0]!;
+      return (t) => {
+        for (let i = 0; i < tests.length; i++) if (tests[i]!(t)) return true;
+        return false;
+      };
     }
     case 'not': {
-      const test = compile(node.child);
+      const test = compile(node.child, shared);
       return (t) => !test(t);
     }
     default:
@@ -151,9 +164,86 @@ function compile(node: QueryNode): Test {
   }
 }
 
+/** Parts worth remembering a result of: those that do more than read one field. */
+function isCompound(node: QueryNode): boolean {
+  return node.kind === 'and' || node.kind === 'or' || node.kind === 'not' || node.kind === 'text' || node.kind === 'text_glob' || node.kind === 'regex';
+}
+
+/**
+ * The parts written alike in several queries of a set (the pack's guessing,
+ * spraying and distributed-guessing rules and a step of its
+ * failures-then-success sequence all open with the same test of a failed
+ * login): each is tested once per target, its result remembered with the
+ * target it was for. Compile each query with the same SharedParts.
+ */
+export class SharedParts {
+  private readonly slots = new Map<string, number>();
+  private readonly lastTarget: (PreparedTarget | undefined)[] = [];
+  private readonly lastResult: boolean[] = [];
+
+  constructor(queries: readonly QueryNode[]) {
+    const counts = new Map<string, number>();
+    const count = (node: QueryNode): void => {
+      if (!isCompound(node)) return;
+      const key = JSON.stringify(node);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (node.kind === 'and' || node.kind === 'or') node.children.forEach(count);
+      else if (node.kind === 'not') count(node.child);
+    };
+    queries.forEach(count);
+    for (const [key, times] of counts) if (times > 1) this.slots.set(key, this.slots.size);
+  }
+
+  /** The test, remembering its last result when the part is shared. */
+  remembered(node: QueryNode, test: Test): Test {
+    const slot = isCompound(node) ? this.slots.get(JSON.stringify(node)) : undefined;
+    if (slot === undefined) return test;
+    const { lastTarget, lastResult } = this;
+    return (t) => {
+      if (lastTarget[slot] === t) return lastResult[slot]!;
+      const result = test(t);
+      lastTarget[slot] = t;
+      lastResult[slot] = result;
+      return result;
+    };
+  }
+}
+
+/**
+ * The tests of an OR's branches, with the equalities on one parsed field
+ * made one set lookup, its globs one regular expression and its networks
+ * one pass over its values: rules list dozens (`destination.port:(20 OR 21 OR ...)`,
+ * `source.ip:(10.0.0.0/8 OR ...)`), and each branch alone would read the
+ * field, and parse an address, again.
+ */
+function orTests(children: QueryNode[], shared: SharedParts | undefined): Test[] {
+  const equals = new Map<string, Set<string>>();
+  const networks = new Map<string, Network[]>();
+  const globs = new Map<string, string[]>();
+  const tests: Test[] = [];
+  for (const child of children) {
+    if (child.kind === 'eq' && !(ARTIFACT_FIELDS as readonly string[]).includes(child.field)) {
+      const values = equals.get(child.field) ?? new Set<string>();
+      equals.set(child.field, values.add(asciiLower(child.value)));
+    } else if (child.kind === 'glob') {
+      globs.set(child.field, [...(globs.get(child.field) ?? []), globSource(globParts(child.pattern), true)]);
+    } else if (child.kind === 'cidr') {
+      networks.set(child.field, [...(networks.get(child.field) ?? []), parseNetwork(child.cidr)]);
+    } else tests.push(compile(child, shared));
+  }
+  // Lower-casing only a value the set does not hold as it comes: most have no capital.
+  for (const [field, values] of equals) tests.unshift(anyValue(field, (v) => values.has(v) || values.has(asciiLower(v))));
+  for (const [field, sources] of globs) {
+    const regex = new RegExp(sources.length === 1 ? sources[0]! : `(?:${sources.join('|')})`, 'u');
+    tests.unshift(anyValue(field, (v) => regex.test(asciiLower(v))));
+  }
+  for (const [field, list] of networks) tests.unshift(anyValue(field, (v) => inAnyNetwork(v, list)));
+  return tests;
+}
+
 /** A predicate over prepared targets (the empty query matches everything). */
-export function compileMatcher(query: QueryNode): (target: PreparedTarget) => boolean {
-  return compile(query);
+export function compileMatcher(query: QueryNode, shared?: SharedParts): (target: PreparedTarget) => boolean {
+  return compile(query, shared);
 }
 
 /**

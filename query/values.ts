@@ -7,13 +7,14 @@ import { QuerySyntaxError } from './errors.js';
 
 /** Lower-cases ASCII letters only, as the store's `lower()` does. */
 const ASCII_UPPER = /[A-Z]/;
-const NON_ASCII = /[^\x00-\x7f]/;
 
 export function asciiLower(text: string): string {
   // Rules lower-case every value and raw line they test: most have no capital, and most of the rest are ASCII,
   // which the native toLowerCase does the same way, fast. Only other text needs its ASCII letters done alone.
+  // Text is ASCII when its UTF-8 form has a byte per character: Node counts that natively, over ten times
+  // faster than a regular expression looking for a character past 0x7f.
   if (!ASCII_UPPER.test(text)) return text;
-  return NON_ASCII.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text.toLowerCase();
+  return Buffer.byteLength(text, 'utf8') !== text.length ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text.toLowerCase();
 }
 
 /** The store's tokenizer (splitByNonAlpha): runs of ASCII letters and digits and of non-ASCII characters. */
@@ -64,8 +65,27 @@ export function globToLike(parts: GlobPart[]): string {
 
 /** The glob as a JavaScript regular expression over ASCII-lowered text, by code point like LIKE's "_". */
 export function globToRegExp(parts: GlobPart[], anchored: boolean): RegExp {
-  const body = parts.map((p) => ('literal' in p ? asciiLower(p.literal).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'any' in p ? '[^]*' : '[^]')).join('');
-  return new RegExp(anchored ? `^${body}$` : body, 'u');
+  return new RegExp(globSource(parts, anchored), 'u');
+}
+
+/**
+ * The source of globToRegExp's expression. A leading or trailing "*" of an
+ * anchored glob drops that anchor instead of becoming `[^]*`: `*nikto*` is
+ * searched as `nikto`, where `^[^]*nikto[^]*$` ran the whole value to its end
+ * and backtracked, some thirty times slower.
+ */
+export function globSource(parts: GlobPart[], anchored: boolean): string {
+  let first = 0;
+  let end = parts.length;
+  const start = anchored && !(parts.length > 0 && 'any' in parts[0]!);
+  const stop = anchored && !(parts.length > 0 && 'any' in parts[parts.length - 1]!);
+  while (first < end && 'any' in parts[first]!) first++;
+  while (end > first && 'any' in parts[end - 1]!) end--;
+  const body = parts
+    .slice(first, end)
+    .map((p) => ('literal' in p ? asciiLower(p.literal).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'any' in p ? '[^]*' : '[^]'))
+    .join('');
+  return `${start ? '^' : ''}${body}${stop ? '$' : ''}`;
 }
 
 // Numbers and times that comparisons and ranges accept, in both back ends.
@@ -177,9 +197,18 @@ export function ipv4Number(value: string): number | null {
 
 /** Whether a field value is an address inside the network; an IPv4 value is also ::ffff:a.b.c.d to an IPv6 network, as the store reads it. */
 export function inNetwork(value: string, network: Network): boolean {
+  return inAnyNetwork(value, [network]);
+}
+
+/** Whether a field value is an address inside any of the networks, the address read once. */
+export function inAnyNetwork(value: string, networks: readonly Network[]): boolean {
   const v4 = ipv4Number(value);
-  if (v4 !== null) return network.ipv4 !== null && v4 >= network.ipv4.first && v4 <= network.ipv4.last;
-  if (network.kind === 'ipv4') return false;
+  if (v4 !== null) {
+    for (const { ipv4 } of networks) if (ipv4 !== null && v4 >= ipv4.first && v4 <= ipv4.last) return true;
+    return false;
+  }
+  if (!networks.some((network) => network.kind === 'ipv6')) return false;
   if (!(IPV6.test(value) && ipaddr.IPv6.isValid(value))) return false;
-  return ipaddr.IPv6.parse(value).match(network.range as [ipaddr.IPv6, number]);
+  const address = ipaddr.IPv6.parse(value);
+  return networks.some((network) => network.kind === 'ipv6' && address.match(network.range as [ipaddr.IPv6, number]));
 }

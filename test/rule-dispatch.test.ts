@@ -93,7 +93,7 @@ function dispatched(events: EnrichedEvent[], rules: CompiledRule[]): Found[] {
   return findMatches(events, () => rules).map(({ rule, event, keys }) => [rule.rule.id, event.artifact_id, keys]);
 }
 
-const compiledEdgeRules = EDGE_RULES.map(compileRule);
+const compiledEdgeRules = EDGE_RULES.map((rule) => compileRule(rule));
 
 const pack = shippedPack();
 const compiledPack = pack.rules.map((rule) => compileRule(leadRuleOf(rule, pack.version, 'default', NOW)));

@@ -14,7 +14,8 @@ import { createArtifactDecoder, uniqueArtifacts, type ArtifactDecoder } from '..
 import type { DeliveredMessage } from '../bus/index.js';
 import type { Envelope } from '../bus/consume.js';
 import { GraphFold } from '../enricher/consumer.js';
-import { findMatches } from '../leads/evaluate.js';
+import { forEachMatch } from '../leads/evaluate.js';
+import type { RuleEvent } from '../leads/windows.js';
 import { CompiledRules, type RuleSnapshot } from '../leads/rules.js';
 import { loadGeoIp } from '../geoip/geoip.js';
 import { parseArtifacts, writeParsedEvents, type ParseSettings } from '../parser/parse-batch.js';
@@ -45,7 +46,7 @@ export interface MatchingSpec {
   data?: unknown;
 }
 
-/** An event a rule matched, as data: the rule by id, the event by its place in `matchedEvents`. */
+/** An event a rule matched, as data: the rule by id, the event by its place in `ruleEvents`. */
 export interface RuleMatch {
   rule: string;
   event: number;
@@ -58,9 +59,11 @@ export interface AnalysisResult {
   inserts: EncodedRows[];
   /** What the lead rules matched, for their windows (hot state, on the main thread). */
   matches: RuleMatch[];
+  /** The parts of the events the rules matched that the rule step reads (pipeline/leads/windows.ts RuleEvent). */
+  ruleEvents: RuleEvent[];
   /** What the matching beside the rules found (opaque here), the event by its place in `matchedEvents`. */
   hits: { event: number; hit: unknown }[];
-  /** The events with a match or a hit, with their entities. */
+  /** The events with a hit, whole, with their entities. */
   matchedEvents: EnrichedEvent[];
   failureEvents: SystemEvent[];
   /** Messages (by their index in the task) that do not decode or parse, and why. */
@@ -181,18 +184,48 @@ async function* uniqueSlices({ task, messages, decode }: Work): AsyncGenerator<S
   }
 }
 
+/**
+ * Values made from the events of one slice after another, each event's once,
+ * with their places: results name events by place. Events are known by their
+ * place in their slice, as they are only met there (a map keyed by the events
+ * would hold every one until the task ends).
+ */
+class SliceIndexedList<T> {
+  readonly items: T[] = [];
+  private places = new Int32Array(0);
+  private events: readonly EnrichedEvent[] = [];
+
+  constructor(private readonly make: (event: EnrichedEvent) => T) {}
+
+  startSlice(events: readonly EnrichedEvent[]): void {
+    this.events = events;
+    this.places = new Int32Array(events.length).fill(-1);
+  }
+
+  /** The place of the slice's event at `index`, made on first use. */
+  placeOf(index: number): number {
+    let place = this.places[index]!;
+    if (place === -1) this.places[index] = place = this.items.push(this.make(this.events[index]!)) - 1;
+    return place;
+  }
+}
+
+/** The parts of an event the rule step reads: its artifact, source, node ids, and the named fields it has. */
+function ruleEventOf(event: EnrichedEvent, fields: readonly string[]): RuleEvent {
+  const kept: RuleEvent['fields'] = {};
+  for (const field of fields) {
+    const value = event.fields[field];
+    if (value !== undefined) kept[field] = value;
+  }
+  return { artifact_id: event.artifact_id, org_id: event.org_id, source: event.source, fields: kept, entities: event.entities.map(({ id }) => ({ id })) };
+}
+
 /** The analysis of the slices, or null when an artifact id comes back in a later slice. */
 async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Slice>): Promise<AnalysisResult | null> {
-  const matchedEvents: EnrichedEvent[] = [];
-  const eventIndex = new Map<EnrichedEvent, number>();
-  const indexOfEvent = (event: EnrichedEvent): number => {
-    let index = eventIndex.get(event);
-    if (index === undefined) {
-      index = matchedEvents.push(event) - 1;
-      eventIndex.set(event, index);
-    }
-    return index;
-  };
+  const matchedEvents = new SliceIndexedList((event) => event);
+  // The rules' events are copied in part as they match: kept whole until the task ends, a task's thousands of
+  // matched events outlived the garbage collector's young generation, which copied each of them twice.
+  const ruleEvents = new SliceIndexedList((event) => ruleEventOf(event, rules.eventFields(event.org_id)));
   const settings: ParseSettings = {
     defaultOrgId: task.defaultOrgId,
     timezone: task.timezone,
@@ -224,16 +257,19 @@ async function analyseSlices({ task, matching }: Work, slices: AsyncGenerator<Sl
       if (record) auditRecords.push(record);
     }
     const enriched = graph.add(parsed.events);
-    for (const { rule, event, at, keys } of findMatches(enriched.events, (orgId) => rules.rulesFor(orgId))) matches.push({ rule: rule.rule.id, event: indexOfEvent(event), at, keys });
-    for (const { event, hit } of matching?.match(enriched.events) ?? []) hits.push({ event: indexOfEvent(event), hit });
+    ruleEvents.startSlice(enriched.events);
+    forEachMatch(enriched.events, (orgId) => rules.rulesFor(orgId), (rule, index, at, keys) => matches.push({ rule: rule.rule.id, event: ruleEvents.placeOf(index), at, keys }));
+    matchedEvents.startSlice(enriched.events);
+    for (const { event, hit } of matching?.match(enriched.events) ?? []) hits.push({ event: matchedEvents.placeOf(enriched.events.indexOf(event)), hit });
     writeParsedEvents(events, parsed.events);
     writeEdgeSightings(sightings, enriched.sightings);
   }
   return {
     inserts: [encodedRows('events', EVENT_COLUMNS, events), encodeNodeSightings([...graph.nodes.values()]), encodedRows('edge_sightings', EDGE_SIGHTING_COLUMNS, sightings)],
     matches,
+    ruleEvents: ruleEvents.items,
     hits,
-    matchedEvents,
+    matchedEvents: matchedEvents.items,
     failureEvents,
     rejected,
     auditRecords,

@@ -120,7 +120,7 @@ export const analysisStage: Stage = {
         const matches = results.flatMap((result) =>
           result.matches.flatMap(({ rule, event, at, keys }) => {
             const compiled = rules.rule(rule);
-            return compiled ? [{ rule: compiled, event: result.matchedEvents[event]!, at, keys }] : [];
+            return compiled ? [{ rule: compiled, event: result.ruleEvents[event]!, at, keys }] : [];
           }),
         );
         const hits = results.flatMap((result) => result.hits.map(({ event, hit }) => ({ event: result.matchedEvents[event]!, hit })));

@@ -31,8 +31,13 @@ export class RuleDispatch {
   private readonly ungated: Uint8Array;
   /** The rules an event meets, by place: marked, then read in the list's order, so each is met once and in order. */
   private readonly met: Uint8Array;
-  /** Per gate field, the places of the rules filed under each value: an array, as iterating a Map's entries allocates per event. */
-  private readonly gated: { field: string; byValue: Map<string, number[]> }[] = [];
+  /**
+   * Per gate field, the places of the rules filed under each value: an
+   * array, as iterating a Map's entries allocates per event. A value that is
+   * a number is filed under the number too, so a numeric field (a status
+   * code, a port, an event id) is looked up without making its text.
+   */
+  private readonly gated: { field: string; byValue: Map<string | number, number[]> }[] = [];
 
   constructor(private readonly rules: readonly CompiledRule[]) {
     this.ungated = new Uint8Array(rules.length);
@@ -45,9 +50,12 @@ export class RuleDispatch {
       for (const { field, value } of rule.gate) {
         let entry = this.gated.find((g) => g.field === field);
         if (!entry) this.gated.push((entry = { field, byValue: new Map() }));
-        const places = entry.byValue.get(value);
-        if (!places) entry.byValue.set(value, [index]);
-        else if (!places.includes(index)) places.push(index);
+        const keys: (string | number)[] = String(Number(value)) === value ? [value, Number(value)] : [value];
+        for (const key of keys) {
+          const places = entry.byValue.get(key);
+          if (!places) entry.byValue.set(key, [index]);
+          else if (!places.includes(index)) places.push(index);
+        }
       }
     }
   }
@@ -68,10 +76,16 @@ export class RuleDispatch {
   }
 }
 
-function markFiled(met: Uint8Array, byValue: Map<string, number[]>, value: FieldValue): void {
-  const text = String(value);
-  // Values are filed lower-cased: a value as it comes is found first, as most have no capital.
-  const places = byValue.get(text) ?? byValue.get(asciiLower(text));
+function markFiled(met: Uint8Array, byValue: Map<string | number, number[]>, value: FieldValue): void {
+  let places: number[] | undefined;
+  if (typeof value === 'string') {
+    // Values are filed lower-cased: a value as it comes is found first, as most have no capital.
+    places = byValue.get(value);
+    if (!places) {
+      const lowered = asciiLower(value);
+      if (lowered !== value) places = byValue.get(lowered);
+    }
+  } else places = byValue.get(typeof value === 'number' ? value : String(value));
   if (places) for (const place of places) met[place] = 1;
 }
 

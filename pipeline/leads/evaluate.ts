@@ -43,8 +43,24 @@ export interface Evaluation {
 /** Which rules match which events: pure, so it may run where the events were made (pipeline/analysis, on a worker). */
 export function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) => CompiledRule[]): Match[] {
   const matches: Match[] = [];
+  forEachMatch(events, rulesFor, (rule, index, at, keys) => matches.push({ rule, event: events[index]!, at, keys }));
+  return matches;
+}
+
+/**
+ * findMatches without a list: each match handed over as it is found, the
+ * event by its place in `events`. The analysis worker keeps only what it
+ * sends back; every object made per event and rule here is garbage to collect
+ * on the ingest path.
+ */
+export function forEachMatch(
+  events: EnrichedEvent[],
+  rulesFor: (orgId: string) => CompiledRule[],
+  onMatch: (rule: CompiledRule, eventIndex: number, at: number, keys: string[]) => void,
+): void {
   const candidates: CompiledRule[] = [];
-  for (const event of events) {
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
     const rules = rulesFor(event.org_id);
     if (rules.length === 0) continue;
     const target = new PreparedTarget({ id: event.artifact_id, source: event.source, raw: event.raw, fields: event.fields });
@@ -54,10 +70,9 @@ export function findMatches(events: EnrichedEvent[], rulesFor: (orgId: string) =
       if (source && source !== event.source) continue;
       if (!hasFields(event, rule.requiredFields) || !rule.matches(target)) continue;
       at ??= eventTime(event);
-      matches.push({ rule, event, at, keys: rule.countKeys ? rule.countKeys(target) : NO_KEYS });
+      onMatch(rule, index, at, rule.countKeys ? rule.countKeys(target) : NO_KEYS);
     }
   }
-  return matches;
 }
 
 const NO_KEYS: string[] = [];

@@ -1,9 +1,9 @@
 // What a firing is written as: an observation (with a description an analyst
 // can read), a lead row, and a lead message for the correlator.
 import type { Observation } from '../../clickhouse/tables/observations.js';
-import type { EnrichedEvent, Lead } from '../../topics/index.js';
+import type { Lead } from '../../topics/index.js';
 import type { FindingRecord } from '../stage.js';
-import type { Firing } from './windows.js';
+import type { Firing, RuleEvent } from './windows.js';
 
 /** Observation types by ECS event category, most specific first. */
 const TYPE_BY_CATEGORY: [string, string][] = [
@@ -18,7 +18,7 @@ const TYPE_BY_CATEGORY: [string, string][] = [
   ['network', 'network'],
 ];
 
-export function observationType(event: EnrichedEvent): string {
+export function observationType(event: Pick<RuleEvent, 'fields'>): string {
   const value = event.fields['event.category'];
   const categories = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
   return TYPE_BY_CATEGORY.find(([category]) => categories.includes(category))?.[1] ?? 'detection';

@@ -16,9 +16,8 @@
 // the epoch, W long) its last event falls in: one identity per (rule, group,
 // window), as threshold rules have, whatever order events came in, so
 // several completions close together update one lead.
-import type { EnrichedEvent } from '../../topics/index.js';
 import type { HotState } from '../state/index.js';
-import { addToWindow, ruleBase, windowFiring, windowTtl, type Candidate, type Evaluated, type Match, type WindowEntry } from './windows.js';
+import { addToWindow, ruleBase, windowFiring, windowTtl, type Candidate, type Evaluated, type Match, type RuleEvent, type WindowEntry } from './windows.js';
 import type { CompiledRule } from './rules.js';
 
 /** Earlier-pattern events kept with a firing, per pattern, from the start of the sequence to its end (besides the sequence itself). */
@@ -51,7 +50,7 @@ function fromEntry({ member, at }: { member: string; at: number }): StepEvent {
   return { artifactId: member.slice(0, bar), at, nodeIds: nodes ? nodes.split(',') : [] };
 }
 
-function stepEvent({ event, at }: { event: EnrichedEvent; at: number }): StepEvent {
+function stepEvent({ event, at }: { event: RuleEvent; at: number }): StepEvent {
   return { artifactId: event.artifact_id, at, nodeIds: [...new Set(event.entities.map((e) => e.id))] };
 }
 

@@ -6,10 +6,12 @@
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
-import { compileMatcher, requiredFields, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
+import { compileMatcher, requiredFields, SharedParts, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
+import type { QueryNode } from '../../query/ast.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
 import { gateOf } from './dispatch.js';
+import { RULE_EVENT_FIELDS } from './windows.js';
 
 /**
  * How a rule's matches become firings (evaluate.ts):
@@ -48,20 +50,25 @@ export interface CompiledRule {
 
 const DAY_MS = 86_400_000;
 
-export function compileRule(rule: LeadRule): CompiledRule {
+/** A rule compiled alone, or with the parts it shares with the other rules of its set (query/match.ts SharedParts). */
+export function compileRule(rule: LeadRule, shared?: SharedParts): CompiledRule {
   const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
   const query = parseQuery(pattern);
-  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
+  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query, shared), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
   if (sequence && window) {
-    const parts = sequence.map((p) => compileMatcher(parseQuery(p)));
+    // A step written more than once ("five failures, then a success") is tested once per event: its result gives
+    // every index it stands at.
+    const distinct = [...new Set(sequence)].map((p) => ({
+      matches: compileMatcher(parseQuery(p), shared),
+      indexes: sequence.flatMap((q, i) => (q === p ? [String(i)] : [])),
+    }));
     compiled.kind = ordered ? 'ordered' : 'window';
-    compiled.threshold = parts.length;
-    compiled.steps = parts.length;
+    compiled.threshold = sequence.length;
+    compiled.steps = sequence.length;
     compiled.windowMs = parseDuration(window);
-    const indexes = parts.map((_, i) => String(i));
     compiled.countKeys = (target) => {
       const matched: string[] = [];
-      for (let i = 0; i < parts.length; i++) if (parts[i]!(target)) matched.push(indexes[i]!);
+      for (const step of distinct) if (step.matches(target)) matched.push(...step.indexes);
       return matched;
     };
   } else if (threshold && window) {
@@ -77,6 +84,15 @@ export function compileRule(rule: LeadRule): CompiledRule {
   return compiled;
 }
 
+/** A rule's queries (its pattern and a sequence's steps); none for a rule that does not parse (compileRule reports it). */
+function parsedQueries(rule: LeadRule): QueryNode[] {
+  try {
+    return [rule.conditions.pattern, ...(rule.conditions.sequence ?? [])].map((text) => parseQuery(text));
+  } catch {
+    return [];
+  }
+}
+
 /** What a thread needs to match with the rules the rule set holds: plain data, so it can be sent to a worker. */
 export interface RuleSnapshot {
   /** Changes whenever the rules do. */
@@ -84,40 +100,49 @@ export interface RuleSnapshot {
   rules: LeadRule[];
 }
 
-/**
- * Rules compiled for matching, by organization. Recompiles only rules whose
- * `updated_at` changed, so a reload of an unchanged set costs nothing.
- */
+/** Rules compiled for matching, by organization; a reload of an unchanged set costs nothing. */
 export class CompiledRules {
   private byOrg = new Map<string, CompiledRule[]>();
   private byId = new Map<string, { version: string; rule: CompiledRule }>();
+  private eventFieldsByOrg = new Map<string, string[]>();
 
   constructor(private readonly onError: (rule: LeadRule, err: Error) => void) {}
 
-  /** Replaces the rules; a rule whose pattern does not compile is left out and reported. */
+  /**
+   * Replaces the rules; a rule whose pattern does not compile is left out
+   * and reported. The parts rules share are worked out over the whole set,
+   * so any change recompiles every rule (a few milliseconds for the pack); an
+   * unchanged set keeps its compiled rules.
+   */
   update(rules: LeadRule[]): void {
+    const unchanged = rules.length === this.byId.size && rules.every((rule) => this.byId.get(rule.id)?.version === rule.updated_at);
+    if (unchanged) return;
+    const shared = new SharedParts(rules.flatMap(parsedQueries));
     const byOrg = new Map<string, CompiledRule[]>();
     const byId = new Map<string, { version: string; rule: CompiledRule }>();
     for (const rule of rules) {
-      const version = rule.updated_at;
-      let entry = this.byId.get(rule.id);
-      if (!entry || entry.version !== version) {
-        try {
-          entry = { version, rule: compileRule(rule) };
-        } catch (err) {
-          this.onError(rule, err as Error);
-          continue;
-        }
+      let entry: { version: string; rule: CompiledRule };
+      try {
+        entry = { version: rule.updated_at, rule: compileRule(rule, shared) };
+      } catch (err) {
+        this.onError(rule, err as Error);
+        continue;
       }
       byId.set(rule.id, entry);
       byOrg.set(rule.org_id, [...(byOrg.get(rule.org_id) ?? []), entry.rule]);
     }
     this.byId = byId;
     this.byOrg = byOrg;
+    this.eventFieldsByOrg = new Map([...byOrg].map(([orgId, list]) => [orgId, [...new Set([...RULE_EVENT_FIELDS, ...list.flatMap((r) => (r.groupBy ? [r.groupBy] : []))])]]));
   }
 
   rulesFor(orgId: string): CompiledRule[] {
     return this.byOrg.get(orgId) ?? [];
+  }
+
+  /** The fields the rule step reads of an event of this organization's rules matched (windows.ts RuleEvent). */
+  eventFields(orgId: string): readonly string[] {
+    return this.eventFieldsByOrg.get(orgId) ?? RULE_EVENT_FIELDS;
   }
 
   rule(id: string): CompiledRule | undefined {

@@ -27,7 +27,7 @@ export interface Firing {
   firstSeen: number;
   lastSeen: number;
   /** An event of the firing, for its description and type. */
-  sample: EnrichedEvent;
+  sample: RuleEvent;
 }
 
 /** A firing to emit, and the hot-state values that remember it once it is written. */
@@ -42,17 +42,35 @@ export interface Evaluated {
   commit?: () => Promise<void>;
 }
 
+/**
+ * What the rule step reads of an event a rule matched: its artifact, source,
+ * the nodes it names, and the fields of RULE_EVENT_FIELDS and of the rules'
+ * `group_by`. An EnrichedEvent is one; the analysis worker sends back only
+ * these parts (pipeline/analysis/analyse.ts ruleEventOf), so that a task's
+ * matched events need not be kept whole until it ends.
+ */
+export interface RuleEvent {
+  artifact_id: string;
+  org_id: string;
+  source: string;
+  fields: EnrichedEvent['fields'];
+  entities: { id: string }[];
+}
+
+/** Fields a firing's description and type read from its sample (firing-records.ts), besides `group_by`. */
+export const RULE_EVENT_FIELDS = ['event.category', 'source.ip', 'user.name'] as const;
+
 /** An event a rule matched. */
 export interface Match {
   rule: CompiledRule;
-  event: EnrichedEvent;
+  event: RuleEvent;
   at: number;
   /** What the window counts for this event when the rule counts keys rather than events. */
   keys: string[];
 }
 
 /** The value of `field` an event is grouped by (its first when it has several); null when it has none. */
-export function groupValue(event: EnrichedEvent, field: string): string | null {
+export function groupValue(event: RuleEvent, field: string): string | null {
   if (field === 'source') return event.source;
   const value = event.fields[field];
   if (value === undefined || typeof value === 'boolean') return null;
@@ -61,7 +79,7 @@ export function groupValue(event: EnrichedEvent, field: string): string | null {
 }
 
 /** The nodes an event names, as many as a firing keeps. */
-export function eventNodeIds(event: EnrichedEvent): string[] {
+export function eventNodeIds(event: RuleEvent): string[] {
   return [...new Set(event.entities.map((e) => e.id))].slice(0, MAX_FIRING_NODES);
 }
 
@@ -111,7 +129,7 @@ export function windowTtl(windowMs: number): number {
  * keys, else its events) and changed since it was last emitted; null
  * otherwise.
  */
-export async function windowFiring(state: HotState, rule: CompiledRule, group: string, windowStart: number, threshold: number, sample: EnrichedEvent): Promise<Candidate | null> {
+export async function windowFiring(state: HotState, rule: CompiledRule, group: string, windowStart: number, threshold: number, sample: RuleEvent): Promise<Candidate | null> {
   const base = `${ruleBase(rule, group)}:${windowStart}`;
   const stats = await state.windowStats(`${base}:artifacts`);
   // A rule counting keys (distinct values, sequence parts, completed sequences) fires on their number; the others on events.
