@@ -20,7 +20,7 @@ import { PreparedTarget } from '../../query/match.js';
 import type { EnrichedEvent } from '../../topics/index.js';
 import { eventTime } from '../event-time.js';
 import type { HotState } from '../state/index.js';
-import { dispatchOf } from './dispatch.js';
+import { dispatchOf, type RuleDispatch } from './dispatch.js';
 import { evaluateFirstSeen } from './first-seen.js';
 import { evaluateOrdered } from './ordered.js';
 import type { CompiledRule } from './rules.js';
@@ -59,15 +59,18 @@ export function forEachMatch(
   onMatch: (rule: CompiledRule, eventIndex: number, at: number, keys: string[]) => void,
 ): void {
   const candidates: CompiledRule[] = [];
+  // The dispatch of the last organization's rules: a batch is mostly one organization's, and looking it up per event showed.
+  let lastRules: CompiledRule[] | null = null;
+  let dispatch: RuleDispatch | null = null;
   for (let index = 0; index < events.length; index++) {
     const event = events[index]!;
     const rules = rulesFor(event.org_id);
     if (rules.length === 0) continue;
+    if (rules !== lastRules) [lastRules, dispatch] = [rules, dispatchOf(rules)];
     const target = new PreparedTarget({ id: event.artifact_id, source: event.source, raw: event.raw, fields: event.fields });
     let at: number | undefined;
-    for (const rule of dispatchOf(rules).candidates(event.fields, candidates)) {
-      const source = rule.rule.conditions.source;
-      if (source && source !== event.source) continue;
+    for (const rule of dispatch!.candidates(event.fields, candidates)) {
+      if (rule.source && rule.source !== event.source) continue;
       if (!hasFields(event, rule.requiredFields) || !rule.matches(target)) continue;
       at ??= eventTime(event);
       onMatch(rule, index, at, rule.countKeys ? rule.countKeys(target) : NO_KEYS);

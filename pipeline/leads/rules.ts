@@ -25,6 +25,8 @@ export type RuleKind = 'event' | 'window' | 'ordered' | 'first_seen';
 export interface CompiledRule {
   rule: LeadRule;
   kind: RuleKind;
+  /** The artifact source the rule is limited to (`conditions.source`), if any. */
+  source: string | undefined;
   matches: (target: PreparedTarget) => boolean;
   /** Fields an event must have for the pattern to match: checked first, as it rules out most events for most rules. */
   requiredFields: string[];
@@ -54,7 +56,7 @@ const DAY_MS = 86_400_000;
 export function compileRule(rule: LeadRule, shared?: SharedParts): CompiledRule {
   const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
   const query = parseQuery(pattern);
-  const compiled: CompiledRule = { rule, kind: 'event', matches: compileMatcher(query, shared), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
+  const compiled: CompiledRule = { rule, kind: 'event', source: rule.conditions.source || undefined, matches: compileMatcher(query, shared), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
   if (sequence && window) {
     // A step written more than once ("five failures, then a success") is tested once per event: its result gives
     // every index it stands at.
