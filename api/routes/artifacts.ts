@@ -13,6 +13,8 @@ import { produce } from '../produce.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
 import { eventOfArtifact } from '../../clickhouse/tables/events.js';
+import { nodeSummaries } from '../../clickhouse/tables/nodes.js';
+import { enrichedFromStored } from '../../pipeline/enricher/stored.js';
 
 /** ISO 8601 with an offset, or without one meaning UTC. */
 const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
@@ -225,6 +227,29 @@ export const artifactRoutes = [
       const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
       if (!event) throw notFound('parsed event for this artifact');
       return { message: 'Parsed event found', data: { artifact_id: params.id, parser: event.parser, fields: event.fields } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/:id/nodes',
+    summary: 'The graph nodes an artifact made: the entities the enricher finds in its parsed event (the same ids), each with the field it came from, those stored in the graph',
+    tag: 'Artifacts',
+    permission: 'graph:read',
+    params: IdParams,
+    response: z.object({
+      artifact_id: z.string(),
+      nodes: z.array(z.object({ id: z.string(), type: z.string(), value: z.string(), field: z.string().describe('the parsed field that named it, e.g. source.ip') })),
+    }),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
+      if (!event) throw notFound('parsed event for this artifact');
+      // The enricher's own extraction, so the ids are the ones it wrote; only those in the graph are answered (a node is written with its sighting).
+      const entities = enrichedFromStored(event).entities;
+      const stored = await nodeSummaries(deps.store, auth.orgId, [...new Set(entities.map((e) => e.id))]);
+      const seen = new Set<string>();
+      const nodes = entities.filter((e) => stored.has(e.id) && !seen.has(e.id) && seen.add(e.id)).map((e) => ({ id: e.id, type: e.type, value: e.value, field: e.role }));
+      return { message: `${nodes.length} node(s)`, data: { artifact_id: params.id, nodes } };
     },
   }),
 ];
