@@ -19,7 +19,9 @@ describe('the console in a browser', () => {
   const orgId = `org-${randomUUID().slice(0, 8)}`;
   const analyst = { email: `analyst-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
   const viewer = { email: `viewer-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD };
-  const incidentId = randomUUID();
+  /** The incident the pipeline made of the SSH lines (a lead rule, the correlator): its nodes, leads and observations are real. */
+  let incidentId: string;
+  let incidentTitle: string;
   let api: TestApi;
   let admin: string;
   let browser: Browser;
@@ -44,10 +46,11 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Log in' }).click();
   }
 
+  /** An incident as the correlator would write one, with no leads or nodes (and counts that say so): to see one arrive without a reload. */
   async function saveIncident(id: string, title: string): Promise<void> {
     const seen = new Date(Date.now() - 3_600_000).toISOString();
     await saveIncidents(api.runtime.store, [
-      { id, org_id: orgId, title, severity: 'high', artifact_count: SSH_LINES, node_count: 2, node_ids: [], observation_ids: [], first_seen: seen, last_seen: new Date().toISOString(), created_at: seen, updated_at: seen },
+      { id, org_id: orgId, title, severity: 'high', artifact_count: 0, node_count: 0, node_ids: [], observation_ids: [], first_seen: seen, last_seen: new Date().toISOString(), created_at: seen, updated_at: seen },
     ]);
   }
 
@@ -61,9 +64,14 @@ describe('the console in a browser', () => {
   }
 
   beforeAll(async () => {
-    // analysis parses the lines into the fields the sidebar lists.
-    api = await startTestApi({ stages: ['store', 'analysis'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
+    // analysis parses the lines into the fields the sidebar lists and raises the rule's leads; the correlator makes incidents of them.
+    api = await startTestApi({ stages: ['store', 'analysis', 'correlator'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
     admin = api.token('all', orgId);
+    const rule = await api.request('POST', '/api/v1/lead-rules', {
+      token: admin,
+      body: { name: 'SSH password guessing', severity: 'high', conditions: { source: 'auth', pattern: '"Failed password"', threshold: 5, window: '1h', group_by: 'source.ip' } },
+    });
+    expect(rule.status, rule.text).toBe(201);
     for (const [who, role] of [
       [analyst, BUILTIN_ROLES.analyst.id],
       [viewer, BUILTIN_ROLES.viewer.id],
@@ -84,7 +92,20 @@ describe('the console in a browser', () => {
     expect(ingested.status, ingested.text).toBe(202);
     await eventually(async () => expect(await total('')).toBe(artifacts.length), 30_000, 200);
     await eventually(async () => expect(await total('user.name:*')).toBe(SSH_LINES), 30_000, 200);
-    await saveIncident(incidentId, 'SSH password guessing from 203.0.113.0/24');
+    // One lead per guessing address (each sent 6 lines in one window), each placed in an incident.
+    await eventually(
+      async () => {
+        const leads = await api.request('GET', '/api/v1/leads?limit=100', { token: admin });
+        const data = leads.body.data as { leads: { incident_id: string | null }[]; total: number };
+        expect(data.total).toBe(20);
+        expect(data.leads.every((l) => l.incident_id !== null)).toBe(true);
+      },
+      30_000,
+      200,
+    );
+    const incidents = await api.request('GET', '/api/v1/incidents?limit=100&sort=oldest', { token: admin });
+    const first = (incidents.body.data as { incidents: { id: string; title: string }[] }).incidents[0]!;
+    [incidentId, incidentTitle] = [first.id, first.title];
     browser = await launchBrowser();
   });
 
@@ -382,27 +403,61 @@ describe('the console in a browser', () => {
     await logIn(page, analyst);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
-    const list = page.getByRole('table', { name: 'Incidents, newest first' });
-    const row = list.getByRole('row').filter({ hasText: 'SSH password guessing' });
+    const list = page.getByRole('table', { name: /^Incidents, / });
+    const row = list.getByRole('row').filter({ has: page.getByRole('link', { name: incidentTitle, exact: true }) });
     await row.waitFor();
     // Columns: the selection box, title, severity, status, ...
     expect(await row.getByRole('cell').nth(3).textContent()).toBe('New');
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'incidents');
 
-    await row.getByRole('link', { name: 'SSH password guessing from 203.0.113.0/24' }).click();
-    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    await row.getByRole('link', { name: incidentTitle, exact: true }).click();
+    await page.getByRole('heading', { name: incidentTitle }).waitFor();
+    const detail = (await api.request('GET', `/api/v1/incidents/${incidentId}`, { token: admin })).body.data as {
+      node_count: number;
+      nodes: { value: string }[];
+      leads: { rule_name: string; first_seen: string; artifact_ids: string[]; observation_id: string }[];
+      observations: { id: string }[];
+    };
+    expect(detail.node_count).toBeGreaterThan(1);
+    // The timeline: every lead (with the observation its firing wrote) and every other observation, oldest first, each with its severity in words.
+    const timeline = page.getByRole('list', { name: 'Leads and observations, oldest first' });
+    const ownObservations = detail.observations.filter((o) => !detail.leads.some((l) => l.observation_id === o.id));
+    await expect.poll(() => timeline.getByRole('listitem').count()).toBe(detail.leads.length + ownObservations.length);
+    const times = await timeline.locator('time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
+    expect(times).toEqual([...times].sort());
+    expect(await timeline.getByRole('listitem').filter({ hasText: 'Lead' }).first().textContent()).toMatch(/Lead\s*high\s*SSH password guessing/);
+    // The nodes: as many as the incident counts, each a link to its page, with its flags.
+    const nodes = page.getByRole('table', { name: 'Nodes involved' });
+    await expect.poll(() => nodes.locator('tbody tr').count()).toBe(detail.node_count);
+    expect(await nodes.getByRole('link', { name: 'web', exact: true }).getAttribute('href')).toMatch(/^\/nodes\//);
+    // The evidence: the leads' artifacts, each a link to itself in search.
+    const evidence = page.getByRole('table', { name: 'Evidence artifacts' });
+    const evidenceIds = [...new Set(detail.leads.flatMap((l) => l.artifact_ids))];
+    await expect.poll(() => evidence.locator('tbody tr').count()).toBe(Math.min(25, evidenceIds.length));
+
     await page.getByRole('combobox', { name: 'New status' }).selectOption({ label: 'Investigating' });
+    await page.getByRole('textbox', { name: 'Note (optional)' }).fill('Blocking 203.0.113.0/24 at the edge <b>now</b>');
     await page.getByRole('button', { name: 'Set status' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Incident status updated' }).textContent()).toBe('Incident status updated to Investigating');
-    await expect.poll(() => page.getByRole('listitem').filter({ hasText: 'New → Investigating' }).count()).toBe(1);
+    const history = page.getByRole('list', { name: 'Status history' });
+    // Who changed it by name, not by id, and the note as text.
+    await expect.poll(() => history.getByRole('listitem').filter({ hasText: 'New → Investigating by Ana Analyst' }).count()).toBe(1);
+    expect(await history.locator('blockquote').textContent()).toBe('Blocking 203.0.113.0/24 at the edge <b>now</b>');
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'incident');
-    const fromApi = await api.request('GET', `/api/v1/incidents/${incidentId}`, { token: admin });
-    expect((fromApi.body.data as { status_name: string }).status_name).toBe('Investigating');
+    const fromApi = (await api.request('GET', `/api/v1/incidents/${incidentId}`, { token: admin })).body.data as { status_name: string; status_history: { note: string }[] };
+    expect(fromApi.status_name).toBe('Investigating');
+    expect(fromApi.status_history.map((h) => h.note)).toEqual(['Blocking 203.0.113.0/24 at the edge <b>now</b>']);
+
+    // An evidence artifact opens in search, beside its results.
+    await evidence.getByRole('link').first().click();
+    await page.getByRole('complementary', { name: 'Artifact' }).waitFor();
+    expect(evidenceIds).toContain(new URL(page.url()).searchParams.get('artifact'));
+    await page.goBack();
 
     await page.getByRole('link', { name: '← Incidents' }).click();
-    await expect.poll(() => list.getByRole('row').filter({ hasText: 'SSH password guessing' }).getByRole('cell').nth(3).textContent()).toBe('Investigating');
+    await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe('Investigating');
 
     // A new incident shows without a reload.
     const second = randomUUID();
@@ -410,7 +465,7 @@ describe('the console in a browser', () => {
     await expect.poll(() => list.getByRole('link', { name: 'Port scan of 198.51.100.7' }).count(), { timeout: 20_000 }).toBe(1);
 
     // Both set to Resolved at once from the list.
-    await page.getByRole('checkbox', { name: 'Select SSH password guessing from 203.0.113.0/24' }).check();
+    await page.getByRole('checkbox', { name: `Select ${incidentTitle}`, exact: true }).check();
     await page.getByRole('checkbox', { name: 'Select Port scan of 198.51.100.7' }).check();
     await page.getByRole('combobox', { name: 'Set status of selected to' }).selectOption({ label: 'Resolved' });
     await page.getByRole('button', { name: 'Apply to selected' }).click();
@@ -428,7 +483,7 @@ describe('the console in a browser', () => {
     const page = await open();
     await page.goto(`/incidents/${incidentId}`);
     await logIn(page, viewer);
-    await page.getByRole('heading', { name: 'SSH password guessing from 203.0.113.0/24' }).waitFor();
+    await page.getByRole('heading', { name: incidentTitle }).waitFor();
     expect(await page.getByRole('button', { name: 'Set status' }).count()).toBe(0);
     expect(await page.getByRole('combobox', { name: 'New status' }).count()).toBe(0);
     expect(await page.getByText('Vera Viewer').count()).toBe(1);
@@ -451,12 +506,16 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     await page.goto('/incidents?severity=high');
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+    // The place to come back to, chosen while the session is alive and shown once the list has answered.
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'New' });
+    await expect.poll(() => countOf(page).count()).toBe(1);
+    expect(new URL(page.url()).search).toBe('?status=1&severity=high');
     // The session ends elsewhere (as at its idle timeout or a revocation): logged out with the browser's own cookie.
     const cookie = (await page.context().cookies()).find((c) => c.name === 'cairn_session')!;
     const ended = await fetch(`${api.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: `cairn_session=${cookie.value}`, origin: api.url } });
     expect(ended.status).toBe(200);
-    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption({ label: 'New' });
-    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    // The page's next request (the list asks again every 10 s) meets the ended session and goes to login, keeping the place.
+    await page.waitForURL((url) => url.pathname === '/login', { timeout: 30_000 });
     expect(new URL(page.url()).searchParams.get('next')).toBe('/incidents?status=1&severity=high');
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'session has ended' }).count()).toBe(1);
     await logIn(page, analyst);
