@@ -119,12 +119,16 @@ export const graphRoutes = [
     tag: 'Graph',
     permission: 'graph:read',
     params: IdParams,
-    response: NodeSchema.extend({ edges: z.array(z.object({ id: z.string(), source_id: z.string(), target_id: z.string(), type: z.string() })) }),
+    response: NodeSchema.extend({
+      edges: z.array(z.object({ id: z.string(), source_id: z.string(), target_id: z.string(), type: z.string(), source: NodeSummary, target: NodeSummary })).describe('each with summaries of its two ends'),
+    }),
     errors: [404],
     async handler({ params, auth, deps }) {
       const node = await nodeWithEdges(deps.store, auth.orgId, deps.config.graph, params.id);
       if (!node) throw notFound('node');
-      return { message: 'Node found', data: node };
+      const ends = await nodeSummaries(deps.store, auth.orgId, [...new Set(node.edges.flatMap((e) => [e.source_id, e.target_id]))]);
+      const summary = (id: string) => ends.get(id) ?? { id, type: 'unknown', value: '' };
+      return { message: 'Node found', data: { ...node, edges: node.edges.map((e) => ({ ...e, source: summary(e.source_id), target: summary(e.target_id) })) } };
     },
   }),
   defineRoute({
