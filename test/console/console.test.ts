@@ -56,7 +56,7 @@ describe('the console in a browser', () => {
 
   /** The line that says how many artifacts or incidents matched (other status lines say what a save or change did). */
   function countOf(page: Page) {
-    return page.getByRole('status').filter({ hasText: /^(More than )?[\d,]+ (artifact|incident)s?$/ });
+    return page.getByRole('status').filter({ hasText: /^(More than )?[\d,]+ (artifact|incident|lead|observation)s?$/ });
   }
 
   async function expectAccessible(page: Page): Promise<void> {
@@ -147,7 +147,7 @@ describe('the console in a browser', () => {
     await logIn(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     const query = 'source:auth "invalid user"';
-    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('combobox', { name: 'Query' }).fill(query);
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Last 7 days' });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const expected = await total(query);
@@ -187,7 +187,7 @@ describe('the console in a browser', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     expect(page.url()).toBe(url);
-    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe(query);
+    expect(await page.getByRole('combobox', { name: 'Query' }).inputValue()).toBe(query);
     expect(await page.getByRole('combobox', { name: 'Time range' }).inputValue()).toBe('7d');
     await expect.poll(() => page.getByRole('navigation', { name: 'Result pages' }).textContent()).toContain(`51–${expected} of ${expected}`);
 
@@ -209,7 +209,7 @@ describe('the console in a browser', () => {
     ]);
     // From another page of results, the saved search opens at its first page.
     await page.getByRole('link', { name: 'Previous page' }).click();
-    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
     await savedLink.click();
@@ -222,7 +222,7 @@ describe('the console in a browser', () => {
     const page = await open();
     await page.goto('/login');
     await logIn(page, analyst);
-    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Custom range' });
     // Minutes in the browser's zone, as the inputs take them.
     const minute = 60_000;
@@ -254,7 +254,7 @@ describe('the console in a browser', () => {
     const page = await open();
     await page.goto('/login');
     await logIn(page, analyst);
-    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     // All time: the chart spans the oldest to the newest match.
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -285,7 +285,7 @@ describe('the console in a browser', () => {
     const page = await open();
     await page.goto('/login');
     await logIn(page, analyst);
-    await page.getByRole('searchbox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const fields = page.getByRole('navigation', { name: 'Fields' });
@@ -309,7 +309,7 @@ describe('the console in a browser', () => {
     const only = await total('sshd user.name:"root"');
     expect(only).toBe(40);
     await expect.poll(() => countOf(page).textContent()).toBe(`${only} artifacts`);
-    expect(await page.getByRole('searchbox', { name: 'Query' }).inputValue()).toBe('sshd user.name:"root"');
+    expect(await page.getByRole('combobox', { name: 'Query' }).inputValue()).toBe('sshd user.name:"root"');
 
     await page.goBack();
     await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('sshd');
@@ -320,6 +320,52 @@ describe('the console in a browser', () => {
     const others = await total('sshd NOT user.name:"root"');
     expect(others).toBe(SSH_LINES - 40);
     await expect.poll(() => countOf(page).textContent()).toBe(`${others} artifacts`);
+  });
+
+  it('completes field names and values from the stored events, as a combobox, and colours the query', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    const box = page.getByRole('combobox', { name: 'Query' });
+    await box.click();
+    await page.keyboard.type('sshd user.na');
+    const suggestions = page.getByRole('listbox', { name: 'Suggestions' });
+    await expect.poll(() => suggestions.getByRole('option').allTextContents()).toEqual([expect.stringMatching(/^user\.name\s*120$/)]);
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('ArrowDown');
+    expect(await box.getAttribute('aria-activedescendant')).toBe(await suggestions.getByRole('option').first().getAttribute('id'));
+    expect(await suggestions.getByRole('option').first().getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => box.inputValue()).toBe('sshd user.name:');
+    // The field's values follow, most common first, as the API counts them.
+    const values = (await api.request('GET', '/api/v1/artifacts/fields?field=user.name&limit=100&start=' + new Date(Date.now() - 86_400_000).toISOString(), { token: admin })).body.data as { values: { value: string; count: number }[] };
+    await expect.poll(() => suggestions.getByRole('option').allTextContents()).toEqual(values.values.map((v) => expect.stringMatching(new RegExp(`^${v.value}\\s*${v.count}$`))));
+    await page.keyboard.type('r');
+    await expect.poll(() => suggestions.getByRole('option').allTextContents()).toEqual([expect.stringMatching(/^root\s*40$/)]);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => box.inputValue()).toBe('sshd user.name:root');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    // Coloured as the language reads it: a word, a field, its operator and value.
+    const layer = page.locator('.query-layer');
+    expect(await layer.locator('span').evaluateAll((spans) => spans.map((s) => `${s.className}:${s.textContent}`))).toEqual(['q-word:sshd', 'q-space: ', 'q-field:user.name', 'q-operator::', 'q-value:root']);
+    await box.fill('sshd AND NOT user.name:"invalid user" OR source:/au.*/');
+    expect(await layer.locator('span').evaluateAll((spans) => spans.filter((s) => s.className !== 'q-space').map((s) => `${s.className}:${s.textContent}`))).toEqual([
+      'q-word:sshd', 'q-keyword:AND', 'q-not:NOT', 'q-field:user.name', 'q-operator::', 'q-phrase:"invalid user"', 'q-keyword:OR', 'q-field:source', 'q-operator::', 'q-regex:/au.*/',
+    ]);
+    await box.fill('sshd user.name:');
+    await box.press('End');
+    await page.keyboard.type('ad');
+    await expect.poll(() => box.getAttribute('aria-expanded')).toBe('true');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-completion');
+    // Esc closes the list and leaves the text.
+    await page.keyboard.press('Escape');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await box.inputValue()).toBe('sshd user.name:ad');
+    await box.fill('sshd user.name:root');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => countOf(page).textContent()).toBe(`${await total('sshd user.name:root')} artifacts`);
   });
 
   it('measures the first contentful paint of the search page', async () => {
@@ -347,7 +393,7 @@ describe('the console in a browser', () => {
     await page.goto('/login');
     await logIn(page, analyst);
     const query = 'source:auth AND (sshd';
-    await page.getByRole('searchbox', { name: 'Query' }).fill(query);
+    await page.getByRole('combobox', { name: 'Query' }).fill(query);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const api400 = await api.request('GET', `/api/v1/artifacts?query=${encodeURIComponent(query)}`, { token: admin });
     expect(api400.status).toBe(400);
@@ -360,7 +406,7 @@ describe('the console in a browser', () => {
       return { before: mark.previousSibling?.textContent ?? '', mark: mark.textContent };
     });
     expect(marked.before.length).toBe(position - 1);
-    expect(await page.getByRole('searchbox', { name: 'Query' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('combobox', { name: 'Query' }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).selectionStart)).toBe(position - 1);
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'search-error');
@@ -373,7 +419,7 @@ describe('the console in a browser', () => {
     })();
     await page.goto('/login');
     await logIn(page, analyst);
-    await page.getByRole('searchbox', { name: 'Query' }).fill('source:nginx');
+    await page.getByRole('combobox', { name: 'Query' }).fill('source:nginx');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: SCRIPT_LINE }).click();
     const detail = page.getByRole('complementary', { name: 'Artifact' });
@@ -497,6 +543,99 @@ describe('the console in a browser', () => {
     const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
     const refused = await api.request('PUT', `/api/v1/incidents/${incidentId}/status`, { token: (login.body.data as { token: string }).token, body: { status: 3 } });
     expect(refused.status).toBe(403);
+  });
+
+  it("opens an artifact's node, with its facts, sightings, edges and incidents", async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('combobox', { name: 'Query' }).fill('source.ip:203.0.113.7');
+    await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => countOf(page).textContent()).toBe('6 artifacts');
+    await page.getByRole('table', { name: 'Search results, newest first' }).getByRole('link').first().click();
+    const made = page.getByRole('complementary', { name: 'Artifact' }).getByRole('list', { name: 'Nodes it made' });
+    await made.waitFor();
+    // The nodes the enricher made of the line: its address, host and user.
+    expect((await made.getByRole('listitem').allTextContents()).map((t) => t.split(' from ')[0]!.trim()).sort()).toEqual(
+      expect.arrayContaining(['IP 203.0.113.7', 'host web']),
+    );
+    await expectAccessible(page);
+    await made.getByRole('link', { name: '203.0.113.7', exact: true }).click();
+    await page.getByRole('heading', { name: 'IP 203.0.113.7' }).waitFor();
+    const nodeId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
+    const fromApi = (await api.request('GET', `/api/v1/nodes/${nodeId}`, { token: admin })).body.data as { value: string; edges: unknown[] };
+    expect(fromApi.value).toBe('203.0.113.7');
+
+    // The incidents and leads holding it, as the API lists them.
+    const incidents = (await api.request('GET', `/api/v1/incidents?node_id=${nodeId}`, { token: admin })).body.data as { incidents: { title: string }[] };
+    expect(incidents.incidents.length).toBe(1);
+    const holding = page.getByRole('list', { name: 'Incidents holding this node' });
+    await expect.poll(() => holding.getByRole('link').allTextContents()).toEqual(incidents.incidents.map((i) => i.title));
+    await expect.poll(() => page.getByRole('list', { name: 'Leads naming this node' }).getByRole('listitem').count()).toBe(1);
+    await expect.poll(() => page.getByRole('list', { name: 'Observations naming this node' }).getByRole('listitem').count()).toBe(1);
+    // Its sightings in the artifacts: the six lines from the address.
+    await expect.poll(() => page.getByRole('table', { name: 'Artifacts holding this value, newest first' }).locator('tbody tr').count()).toBe(6);
+    // Its edges, each to another node's page.
+    const edges = page.getByRole('table', { name: 'Edges to other nodes, most recently seen first' });
+    await expect.poll(() => edges.locator('tbody tr').count()).toBe(fromApi.edges.length);
+    expect(fromApi.edges.length).toBeGreaterThan(0);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'node');
+    await edges.getByRole('link').first().click();
+    await expect.poll(() => new URL(page.url()).pathname).not.toBe(`/nodes/${nodeId}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'IP 203.0.113.7' }).waitFor();
+  });
+
+  it('lists leads and observations with filters and order in the URL, arrow keys between rows', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
+    await page.getByRole('heading', { name: 'Leads', exact: true }).waitFor();
+    await expect.poll(() => countOf(page).textContent()).toBe('20 leads');
+    await page.getByRole('combobox', { name: 'Severity' }).selectOption({ label: 'low' });
+    await expect.poll(() => countOf(page).textContent()).toBe('0 leads');
+    await page.getByRole('combobox', { name: 'Severity' }).selectOption({ label: 'high' });
+    await page.getByRole('combobox', { name: 'Order' }).selectOption({ label: 'Oldest first' });
+    await expect.poll(() => new URL(page.url()).search).toBe('?severity=high&sort=oldest');
+    const table = page.getByRole('table', { name: 'Leads, oldest first' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(20);
+    const raised = await table.locator('tbody tr td:last-child time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
+    expect(raised).toEqual([...raised].sort());
+    const apiOrder = (await api.request('GET', '/api/v1/leads?severity=high&sort=oldest&limit=100', { token: admin })).body.data as { leads: { incident_id: string }[] };
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'leads');
+    // Up and Down move between rows; Enter opens the lead's incident.
+    const links = table.locator('tbody a');
+    await links.nth(0).focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('href'))).toBe(`/incidents/${apiOrder.leads[1]!.incident_id}`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/incidents/${apiOrder.leads[1]!.incident_id}`);
+    await page.goBack();
+    await page.reload();
+    await expect.poll(() => countOf(page).textContent()).toBe('20 leads');
+    expect(await page.getByRole('combobox', { name: 'Order' }).inputValue()).toBe('oldest');
+
+    await page.getByRole('navigation', { name: 'Leads and observations' }).getByRole('link', { name: 'Observations' }).click();
+    await page.getByRole('heading', { name: 'Observations', exact: true }).waitFor();
+    await expect.poll(() => countOf(page).textContent()).toBe('20 observations');
+    await page.getByRole('combobox', { name: 'Order' }).selectOption({ label: 'Highest severity first' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('severity');
+    await page.getByRole('table', { name: 'Observations, highest severity first' }).waitFor();
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'observations');
+    // An observation opens its evidence in search.
+    await page.getByRole('table', { name: 'Observations, highest severity first' }).getByRole('link').first().click();
+    await expect.poll(() => countOf(page).textContent()).toBe('6 artifacts');
+
+    // Incidents take the same orders.
+    await page.goto('/incidents?sort=severity');
+    await page.getByRole('table', { name: 'Incidents, highest severity first' }).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Order' }).inputValue()).toBe('severity');
   });
 
   it('takes the user back to login when the session ends, and returns them to their place', async () => {

@@ -13,6 +13,7 @@ import { ArtifactPanel, type Artifact } from './artifact.tsx';
 import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
+import { QueryBox } from '../query-box.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -116,18 +117,7 @@ export function SearchPage() {
         <h1 id="page-title">Search</h1>
         <form role="search" aria-label="Artifacts" onSubmit={submit} class="search-form">
           <label for="query">Query</label>
-          <input
-            id="query"
-            ref={queryInput}
-            type="search"
-            spellcheck={false}
-            autoComplete="off"
-            placeholder='e.g. event.category:authentication event.outcome:failure  (press / to focus)'
-            value={draft.value}
-            onInput={(e) => (draft.value = e.currentTarget.value)}
-            aria-invalid={error.value ? 'true' : undefined}
-            aria-describedby={error.value ? 'query-error' : undefined}
-          />
+          <QueryBox value={draft.value} onInput={(v) => (draft.value = v)} range={{ key: draftRange.value, from: fromLocalInput(draftFrom.value), to: fromLocalInput(draftTo.value) }} invalid={Boolean(error.value)} inputRef={queryInput} />
           <label for="range">Time range</label>
           <select id="range" value={draftRange.value} onChange={(e) => (draftRange.value = e.currentTarget.value)}>
             {RANGES.map((r) => (
