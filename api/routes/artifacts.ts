@@ -12,7 +12,7 @@ import { apiMetrics } from '../metrics.js';
 import { produce } from '../produce.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
-import { eventOfArtifact } from '../../clickhouse/tables/events.js';
+import { eventOfArtifact, fieldsOfArtifacts } from '../../clickhouse/tables/events.js';
 import { nodeSummaries } from '../../clickhouse/tables/nodes.js';
 import { enrichedFromStored } from '../../pipeline/enricher/stored.js';
 
@@ -58,11 +58,20 @@ export const ArtifactSchema = z.object({
 // Defined beside the search it bounds; still exported here, where it was first.
 export { COUNTED_MATCHES } from '../search-sql.js';
 
+/** Parsed fields a search may answer with each artifact. */
+const MAX_CHOSEN_FIELDS = 20;
+const FieldList = z
+  .string()
+  .regex(/^[A-Za-z@][A-Za-z0-9_.@-]*(,[A-Za-z@][A-Za-z0-9_.@-]*)*$/, 'fields must be comma-separated field names, e.g. user.name,source.ip')
+  .transform((v) => [...new Set(v.split(','))])
+  .refine((names) => names.length <= MAX_CHOSEN_FIELDS, `fields names at most ${MAX_CHOSEN_FIELDS} fields`);
+
 const SearchQuery = Pagination.extend({
   source: z.string().min(1).max(128).optional(),
   start: Timestamp.optional(),
   end: Timestamp.optional(),
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+  fields: FieldList.optional().describe(`parsed fields to answer with each artifact (comma-separated, at most ${MAX_CHOSEN_FIELDS}), e.g. user.name,source.ip: a search's chosen columns`),
   exact_total: QueryBoolean.default(false).describe(`count every match; by default counting stops past ${COUNTED_MATCHES.toLocaleString('en')} and total_exact says so`),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
@@ -150,7 +159,10 @@ export const artifactRoutes = [
     tag: 'Artifacts',
     permission: 'signals:read',
     query: SearchQuery,
-    response: listData('artifacts', ArtifactSchema).extend({
+    response: listData(
+      'artifacts',
+      ArtifactSchema.extend({ fields: z.record(z.string(), z.array(z.string())).optional().describe('with `fields`: the chosen parsed fields this artifact has, each a list of values') }),
+    ).extend({
       total_exact: z.boolean().describe(`false when more than ${COUNTED_MATCHES.toLocaleString('en')} matched and exact_total was not asked: total is then that many, a lower bound`),
     }),
     async handler({ query, auth, deps }) {
@@ -161,7 +173,12 @@ export const artifactRoutes = [
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
-      const { artifacts, total, totalExact } = page;
+      const { total, totalExact } = page;
+      let artifacts: Array<ArtifactPage['artifacts'][number] & { fields?: Record<string, string[]> }> = page.artifacts;
+      if (query.fields) {
+        const chosen = await fieldsOfArtifacts(deps.store, auth.orgId, page.artifacts, query.fields);
+        artifacts = page.artifacts.map((a) => ({ ...a, fields: chosen.get(a.id) ?? {} }));
+      }
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
         data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },

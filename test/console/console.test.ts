@@ -368,6 +368,44 @@ describe('the console in a browser', () => {
     await expect.poll(() => countOf(page).textContent()).toBe(`${await total('sshd user.name:root')} artifacts`);
   });
 
+  it('shows chosen fields as columns of the results, kept in the URL', async () => {
+    const page = await open();
+    await page.goto('/login');
+    await logIn(page, analyst);
+    await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
+    await page.getByRole('button', { name: /^Columns/ }).click();
+    const chooser = page.getByRole('group', { name: 'Fields shown as columns' });
+    await chooser.getByRole('checkbox', { name: 'user.name' }).check();
+    await expect.poll(() => new URL(page.url()).searchParams.get('cols')).toBe('user.name');
+    await chooser.getByRole('checkbox', { name: 'source.ip' }).check();
+    await expect.poll(() => new URL(page.url()).searchParams.get('cols')).toBe('user.name,source.ip');
+    const results = page.getByRole('table', { name: 'Search results, newest first' });
+    await expect.poll(() => results.getByRole('columnheader').allTextContents()).toEqual(['Time', 'Source', 'user.name', 'source.ip', 'Raw text']);
+    // Each row's cells hold what its line says.
+    const check = async () => {
+      const rows = await results.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      expect(rows.length).toBe(50);
+      for (const [, , user, address, raw] of rows) {
+        const [, expectedUser, expectedAddress] = /for (?:invalid user )?(\w+) from (\S+) /.exec(raw!)!;
+        expect([user, address]).toEqual([expectedUser, expectedAddress]);
+      }
+    };
+    await expect.poll(async () => (await results.locator('tbody tr').first().locator('td').nth(2).textContent()) !== '').toBe(true);
+    await check();
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'search-columns');
+    await page.reload();
+    await expect.poll(() => results.getByRole('columnheader').allTextContents()).toEqual(['Time', 'Source', 'user.name', 'source.ip', 'Raw text']);
+    await expect.poll(async () => (await results.locator('tbody tr').first().locator('td').nth(2).textContent()) !== '').toBe(true);
+    await check();
+    await page.getByRole('button', { name: /^Columns/ }).click();
+    await chooser.getByRole('checkbox', { name: 'user.name' }).uncheck();
+    await expect.poll(() => new URL(page.url()).searchParams.get('cols')).toBe('source.ip');
+    await expect.poll(() => results.getByRole('columnheader').allTextContents()).toEqual(['Time', 'Source', 'source.ip', 'Raw text']);
+  });
+
   it('measures the first contentful paint of the search page', async () => {
     const page = await open();
     await page.goto('/login');

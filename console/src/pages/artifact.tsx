@@ -15,6 +15,8 @@ export interface Artifact {
   timestamp: string;
   created_at: string;
   metadata: Record<string, unknown>;
+  /** The chosen columns' parsed fields, when the search asked for them. */
+  fields?: Record<string, string[]>;
 }
 
 interface MadeNode {

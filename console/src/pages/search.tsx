@@ -14,6 +14,7 @@ import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
 import { QueryBox } from '../query-box.tsx';
+import { ColumnChooser } from './column-chooser.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -58,7 +59,7 @@ export function SearchPage() {
     loading.value = true;
     error.value = null;
     api<SearchAnswer>('GET', '/v1/artifacts', {
-      query: { query: state.q, ...bounds, limit: PAGE_SIZE, offset: state.offset },
+      query: { query: state.q, ...bounds, limit: PAGE_SIZE, offset: state.offset, fields: state.cols?.join(',') },
       signal: controller.signal,
     })
       .then(({ data }) => {
@@ -79,7 +80,7 @@ export function SearchPage() {
         if (!controller.signal.aborted) loading.value = false;
       });
     return () => controller.abort();
-  }, [state.q, state.range, state.from, state.to, state.offset]);
+  }, [state.q, state.range, state.from, state.to, state.offset, state.cols?.join(',')]);
 
   // The chart does not change with the page of results; a failure leaves it out (the search's own error says why).
   useEffect(() => {
@@ -136,7 +137,10 @@ export function SearchPage() {
             </div>
           )}
         </form>
-        <SavedSearches current={state} />
+        <div class="search-tools">
+          <SavedSearches current={state} />
+          <ColumnChooser state={state} />
+        </div>
         {error.value && (
           <div class="error" id="query-error" role="alert">
             <p>{error.value.message}</p>
@@ -161,6 +165,11 @@ export function SearchPage() {
                 <tr>
                   <th scope="col">Time</th>
                   <th scope="col">Source</th>
+                  {state.cols?.map((field) => (
+                    <th key={field} scope="col">
+                      <code>{field}</code>
+                    </th>
+                  ))}
                   <th scope="col">Raw text</th>
                 </tr>
               </thead>
@@ -171,6 +180,11 @@ export function SearchPage() {
                       <Time iso={artifact.timestamp} />
                     </td>
                     <td>{artifact.source}</td>
+                    {state.cols?.map((field) => (
+                      <td key={field} class="field-cell">
+                        {artifact.fields?.[field]?.join(', ') ?? ''}
+                      </td>
+                    ))}
                     <td class="raw">
                       <a href={searchUrl({ ...state, artifact: artifact.id })}>{artifact.raw}</a>
                     </td>
