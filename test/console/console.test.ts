@@ -10,6 +10,7 @@ import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
 import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+import { CLAIMS, startTestIdp } from '../helpers/saml-idp.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SCRIPT_LINE = '<script>window.__cairnInjected = true</script> GET /login?next=<img src=x onerror=alert(1)> 403';
@@ -65,7 +66,7 @@ describe('the console in a browser', () => {
 
   beforeAll(async () => {
     // analysis parses the lines into the fields the sidebar lists and raises the rule's leads; the correlator makes incidents of them.
-    api = await startTestApi({ stages: ['store', 'analysis', 'correlator'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });
+    api = await startTestApi({ stages: ['store', 'analysis', 'correlator'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', CAIRN_OUTBOUND_ALLOW: '127.0.0.1' } });
     admin = api.token('all', orgId);
     const rule = await api.request('POST', '/api/v1/lead-rules', {
       token: admin,
@@ -704,5 +705,58 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+  });
+
+  it('offers SAML login once it is configured, and logs in through the identity provider back to the place asked for', async () => {
+    const page = await open();
+    await page.goto('/incidents?severity=high');
+    await page.getByRole('heading', { name: 'Log in to cairn' }).waitFor();
+    // Local passwords only: no SSO button.
+    await expect.poll(() => page.evaluate(() => fetch('/api/v1/auth/methods').then((r) => r.json()).then((b: { data: { methods: string[] } }) => b.data.methods))).toEqual(['local']);
+    expect(await page.getByRole('link', { name: 'Log in with SSO' }).count()).toBe(0);
+
+    const idp = await startTestIdp();
+    try {
+      const fetched = await api.request('POST', '/api/v1/admin/settings/auth/saml/fetch-metadata', { token: admin, body: { metadata_url: idp.metadataUrl } });
+      expect(fetched.status, fetched.text).toBe(200);
+      const metadata = fetched.body.data as { entity_id: string; sso_url: string; slo_url: string | null; certificate: string };
+      expect((await api.request('POST', '/api/v1/admin/settings/auth/saml/generate-keypair', { token: admin })).status).toBe(201);
+      const saml = {
+        ...metadata,
+        slo_url: metadata.slo_url ?? '',
+        provider: 'generic',
+        mode: 'provision',
+        attribute_mapping: { email: CLAIMS.email, first_name: CLAIMS.first_name, last_name: CLAIMS.last_name, groups: CLAIMS.groups },
+        group_mapping: { 'cairn-analysts': BUILTIN_ROLES.analyst.id },
+      };
+      const put = await api.request('PUT', '/api/v1/settings/auth', { token: admin, body: { method: 'saml', saml } });
+      expect(put.status, put.text).toBe(200);
+      const spMetadata = await (await fetch(`${api.url}/api/v1/auth/saml/metadata`)).text();
+
+      await page.reload();
+      const sso = page.getByRole('link', { name: 'Log in with SSO' });
+      await sso.waitFor();
+      expect(await sso.getAttribute('href')).toBe('/api/v1/auth/saml/login?return_to=%2Fincidents%3Fseverity%3Dhigh');
+      await expectAccessible(page);
+      await screenshotBothSchemes(page, 'login-saml');
+
+      await sso.click();
+      // At the identity provider, with cairn's signed request in the URL: it checks the request and shows its form, whose
+      // Continue button posts the signed answer back to cairn, as a real IdP's page does.
+      await page.waitForURL((url) => url.href.startsWith(idp.ssoUrl));
+      const sp = idp.trust(spMetadata);
+      const request = await idp.readRequest(sp, page.url());
+      const response = await idp.loginResponse(sp, { inResponseTo: request.id, user: { nameId: 'sam-2', email: 'sam.sso@example.com', firstName: 'Sam', lastName: 'Sso', groups: ['cairn-analysts'] } });
+      const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+      await page.setContent(`<form method="post" action="${api.url}/api/v1/auth/saml/acs">${field('SAMLResponse', response)}${field('RelayState', request.relayState ?? '')}<button type="submit">Continue</button></form>`);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.waitForURL(`${api.url}/incidents?severity=high`);
+      await page.getByRole('heading', { name: 'Incidents' }).waitFor();
+      expect(await page.getByText('Sam Sso').count()).toBe(1);
+    } finally {
+      const local = await api.request('PUT', '/api/v1/settings/auth', { token: admin, body: { method: 'local' } });
+      expect(local.status, local.text).toBe(200);
+      await idp.close();
+    }
   });
 });
