@@ -15,6 +15,9 @@ const idQuery = (ids: string[]) => `id:(${ids.map((id) => `"${id}"`).join(' OR '
 /** A link to one artifact in search, opened beside the results. */
 export const artifactHref = (id: string) => searchUrl({ q: idQuery([id]), range: 'all', from: null, to: null, offset: 0, artifact: id });
 
+/** A search for some of these artifacts (as many as one query holds), e.g. a lead's or an observation's evidence. */
+export const evidenceHref = (ids: string[]) => searchUrl({ q: idQuery(ids.slice(0, EVIDENCE_SHOWN)), range: 'all', from: null, to: null, offset: 0, artifact: null });
+
 export function Evidence({ ids, label }: { ids: string[]; label: string }) {
   const shown = ids.slice(0, EVIDENCE_SHOWN);
   const artifacts = useSignal<Artifact[] | null>(null);

@@ -44,15 +44,16 @@ const SHOWN = 20;
 /** A search for the node's value as a phrase: the artifacts whose text names it. */
 const valueQuery = (value: string) => `"${value.replace(/["\\]/g, '\\$&')}"`;
 
-function useList<T>(path: string, query: Record<string, string | number>, key: string): { items: T[] | null; total: number; error: string | null } {
+/** A page of one of the API's lists (its items under `field`, and `total`); `key` changes when the list asked for does, and an empty key asks nothing yet. */
+function useList<T>(path: string, field: string, query: Record<string, string | number>, key: string): { items: T[] | null; total: number; error: string | null } {
   const state = useSignal<{ items: T[] | null; total: number; error: string | null }>({ items: null, total: 0, error: null });
   useEffect(() => {
     state.value = { items: null, total: 0, error: null };
     if (!key) return;
     const controller = new AbortController();
-    api<Record<string, T[] | number>>('GET', path, { query, signal: controller.signal })
+    api<Record<string, unknown>>('GET', path, { query, signal: controller.signal })
       .then(({ data }) => {
-        const items = Object.values(data).find(Array.isArray) as T[];
+        const items = data[field] as T[];
         state.value = { items, total: Number(data.total ?? items.length), error: null };
       })
       .catch((err: unknown) => {
@@ -95,11 +96,11 @@ export function NodePage({ id }: { id: string }) {
   }, [id]);
 
   const byNode = { node_id: id, limit: SHOWN };
-  const incidents = useList<Incident>('/v1/incidents', byNode, `i${id}`);
-  const leads = useList<ListedLead>('/v1/leads', byNode, `l${id}`);
-  const observations = useList<ListedObservation>('/v1/observations', byNode, `o${id}`);
+  const incidents = useList<Incident>('/v1/incidents', 'incidents', byNode, `i${id}`);
+  const leads = useList<ListedLead>('/v1/leads', 'leads', byNode, `l${id}`);
+  const observations = useList<ListedObservation>('/v1/observations', 'observations', byNode, `o${id}`);
   const value = node.value?.value ?? '';
-  const artifacts = useList<Artifact>('/v1/artifacts', { query: valueQuery(value), limit: SHOWN }, value ? `a${value}` : '');
+  const artifacts = useList<Artifact>('/v1/artifacts', 'artifacts', { query: valueQuery(value), limit: SHOWN }, value ? `a${value}` : '');
 
   if (error.value) {
     return (

@@ -47,6 +47,11 @@ export function SearchPage() {
   const error = useSignal<ApiError | null>(null);
   const loading = useSignal(false);
   const queryInput = useRef<HTMLInputElement>(null);
+  // The chart and the field sidebar are asked only once this search's results have answered: on a large store the
+  // three compete for the same cores, and the results are what the analyst waits for.
+  const searchKey = JSON.stringify([state.q, state.range, state.from, state.to]);
+  const answeredKey = useSignal<string | null>(null);
+  const answered = answeredKey.value === searchKey;
 
   // The URL is the truth: when it changes (submit, paging, back button, reload) the form follows and the search runs.
   useEffect(() => {
@@ -65,10 +70,12 @@ export function SearchPage() {
       .then(({ data }) => {
         performance.mark('cairn:results-answer');
         answer.value = data;
+        answeredKey.value = searchKey;
       })
       .catch((err: unknown) => {
         if (controller.signal.aborted) return;
         answer.value = null;
+        answeredKey.value = searchKey;
         error.value = err instanceof ApiError ? err : new ApiError(String(err), 0, 'network', null);
         const position = (error.value.details as { position?: unknown } | null)?.position;
         if (typeof position === 'number' && queryInput.current) {
@@ -84,6 +91,7 @@ export function SearchPage() {
 
   // The chart does not change with the page of results; a failure leaves it out (the search's own error says why).
   useEffect(() => {
+    if (!answered) return;
     const controller = new AbortController();
     api<HistogramData>('GET', '/v1/artifacts/histogram', { query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), buckets: 60 }, signal: controller.signal })
       .then(({ data }) => (histogram.value = data))
@@ -91,7 +99,7 @@ export function SearchPage() {
         if (!controller.signal.aborted) histogram.value = null;
       });
     return () => controller.abort();
-  }, [state.q, state.range, state.from, state.to]);
+  }, [searchKey, answered]);
 
   // How long the results took to show after the API answered (read by the browser test).
   useEffect(() => {
@@ -154,7 +162,7 @@ export function SearchPage() {
           <Histogram data={histogram.value} onZoom={(from, to) => navigate(searchUrl({ ...state, range: 'custom', from, to, offset: 0, artifact: null }))} />
         )}
         <div class="search-body">
-        <FieldSidebar state={state} />
+        <FieldSidebar state={state} ready={answered} />
         <div class="search-results">
         {data && data.artifacts.length === 0 && !loading.value && <p class="empty">No artifacts match this search in this time range.</p>}
         {data && data.artifacts.length > 0 && (

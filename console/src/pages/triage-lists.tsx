@@ -12,8 +12,7 @@ import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
 import { SEVERITIES, SeverityBadge } from '../severity.tsx';
 import { SORTS, sortFrom } from '../list-sort.ts';
-import { searchUrl } from './search-state.ts';
-import { EVIDENCE_SHOWN } from '../evidence.tsx';
+import { evidenceHref } from '../evidence.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -39,12 +38,6 @@ interface Observation {
   artifact_ids: string[];
   created_by: string;
   created_at: string;
-}
-
-/** A search for some of these artifacts by id (as many as one query holds). */
-export function artifactsSearch(ids: string[]): string {
-  const shown = ids.slice(0, EVIDENCE_SHOWN);
-  return searchUrl({ q: shown.length ? `id:(${shown.map((id) => `"${id}"`).join(' OR ')})` : '', range: 'all', from: null, to: null, offset: 0, artifact: null });
 }
 
 interface ListPageProps<T> {
@@ -172,7 +165,7 @@ export function LeadsPage() {
       row={(l) => (
         <>
           <td>
-            <a href={l.incident_id ? `/incidents/${encodeURIComponent(l.incident_id)}` : artifactsSearch(l.artifact_ids)}>{l.rule_name}</a>
+            <a href={l.incident_id ? `/incidents/${encodeURIComponent(l.incident_id)}` : evidenceHref(l.artifact_ids)}>{l.rule_name}</a>
             {!l.incident_id && <span class="tag">in no incident yet</span>}
           </td>
           <td>
@@ -204,7 +197,7 @@ export function ObservationsPage() {
       row={(o) => (
         <>
           <td>
-            <a href={artifactsSearch(o.artifact_ids)}>{o.description}</a>
+            {o.artifact_ids.length > 0 ? <a href={evidenceHref(o.artifact_ids)}>{o.description}</a> : o.description}
           </td>
           <td>{o.type}</td>
           <td>
