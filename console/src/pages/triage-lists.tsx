@@ -185,6 +185,13 @@ export function LeadsPage() {
   );
 }
 
+/** Who made an observation, in words: a lead rule's firing, a backfill's, or the user or key that wrote it (the full name on hover). */
+function madeBy(createdBy: string): string {
+  if (createdBy.startsWith('rule:')) return 'a lead rule';
+  if (createdBy.startsWith('backfill:')) return 'a backfill';
+  return createdBy;
+}
+
 export function ObservationsPage() {
   return (
     <ListPage<Observation>
@@ -204,7 +211,7 @@ export function ObservationsPage() {
             <SeverityBadge severity={o.severity} />
           </td>
           <td>{o.artifact_ids.length.toLocaleString()}</td>
-          <td>{o.created_by}</td>
+          <td title={o.created_by}>{madeBy(o.created_by)}</td>
           <td class="nowrap">
             <Time iso={o.created_at} />
           </td>
