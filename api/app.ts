@@ -18,6 +18,7 @@ import { OTLP_LOGS_PATH, otlpLogsRoute, otlpRoutes } from './routes/otlp.js';
 import { graphRoutes } from './routes/graph.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
+import { leadRoutes } from './routes/leads.js';
 import { leadRulePackRoutes } from './routes/lead-rule-pack.js';
 import { leadRuleRoutes } from './routes/lead-rules.js';
 import { leadRuleBackfillRoutes } from './routes/lead-rule-backfills.js';
@@ -62,6 +63,7 @@ export function allRoutes(): Route[] {
     ...leadRuleBackfillRoutes,
     ...decoderRoutes,
     ...observationRoutes,
+    ...leadRoutes,
     ...incidentRoutes,
     ...userRoutes,
     ...apiKeyRoutes,

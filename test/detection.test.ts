@@ -156,7 +156,7 @@ describe.each([
     const res = await api.request('PUT', `/api/v1/incidents/${incident!.id}/status`, { token, body: { status: 3 } });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Incident status updated to Resolved');
-    expect(res.body.data).toEqual({ id: incident!.id, status: 3, status_name: 'Resolved', classification: 'true_positive' });
+    expect(res.body.data).toEqual({ id: incident!.id, status: 3, status_name: 'Resolved', classification: 'true_positive', note: '' });
     const after = await get<IncidentOut & { status_history: { from_status: number; to_status: number; changed_by: string }[] }>(token, `/api/v1/incidents/${incident!.id}`);
     expect(after).toMatchObject({ status: 3, status_name: 'Resolved', classification: 'true_positive' });
     expect(after.status_history).toEqual([expect.objectContaining({ from_status: 1, to_status: 3, changed_by: 'tester' })]);

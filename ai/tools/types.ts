@@ -24,7 +24,7 @@ export type PresentedIncident = Omit<Incident, 'node_ids' | 'observation_ids'> &
 export interface IncidentDetail extends PresentedIncident {
   nodes: { id: string; type: string; value: string }[];
   observations: { id: string; type: string; description: string; severity: Severity }[];
-  status_history: { from_status: number; to_status: number; changed_by: string; changed_at: string }[];
+  status_history: { from_status: number; to_status: number; changed_by: string; changed_by_name: string | null; changed_at: string; note: string }[];
 }
 
 export interface ArtifactSearchRequest {

@@ -12,7 +12,9 @@ import { apiMetrics } from '../metrics.js';
 import { produce } from '../produce.js';
 import { defineRoute } from '../route.js';
 import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../schemas.js';
-import { eventOfArtifact } from '../../clickhouse/tables/events.js';
+import { eventOfArtifact, fieldsOfArtifacts } from '../../clickhouse/tables/events.js';
+import { nodeSummaries } from '../../clickhouse/tables/nodes.js';
+import { enrichedFromStored } from '../../pipeline/enricher/stored.js';
 
 /** ISO 8601 with an offset, or without one meaning UTC. */
 const IngestTimestamp = z.iso.datetime({ offset: true, local: true, message: 'timestamp must be ISO 8601, e.g. 2026-01-02T03:04:05Z' });
@@ -56,11 +58,20 @@ export const ArtifactSchema = z.object({
 // Defined beside the search it bounds; still exported here, where it was first.
 export { COUNTED_MATCHES } from '../search-sql.js';
 
+/** Parsed fields a search may answer with each artifact. */
+const MAX_CHOSEN_FIELDS = 20;
+const FieldList = z
+  .string()
+  .regex(/^[A-Za-z@][A-Za-z0-9_.@-]*(,[A-Za-z@][A-Za-z0-9_.@-]*)*$/, 'fields must be comma-separated field names, e.g. user.name,source.ip')
+  .transform((v) => [...new Set(v.split(','))])
+  .refine((names) => names.length <= MAX_CHOSEN_FIELDS, `fields names at most ${MAX_CHOSEN_FIELDS} fields`);
+
 const SearchQuery = Pagination.extend({
   source: z.string().min(1).max(128).optional(),
   start: Timestamp.optional(),
   end: Timestamp.optional(),
   query: z.string().max(2000, 'query must be at most 2000 characters').optional(),
+  fields: FieldList.optional().describe(`parsed fields to answer with each artifact (comma-separated, at most ${MAX_CHOSEN_FIELDS}), e.g. user.name,source.ip: a search's chosen columns`),
   exact_total: QueryBoolean.default(false).describe(`count every match; by default counting stops past ${COUNTED_MATCHES.toLocaleString('en')} and total_exact says so`),
 }).refine((q) => !q.start || !q.end || Date.parse(q.start) <= Date.parse(q.end), { message: 'start must not be after end', path: ['start'] });
 
@@ -148,7 +159,10 @@ export const artifactRoutes = [
     tag: 'Artifacts',
     permission: 'signals:read',
     query: SearchQuery,
-    response: listData('artifacts', ArtifactSchema).extend({
+    response: listData(
+      'artifacts',
+      ArtifactSchema.extend({ fields: z.record(z.string(), z.array(z.string())).optional().describe('with `fields`: the chosen parsed fields this artifact has, each a list of values') }),
+    ).extend({
       total_exact: z.boolean().describe(`false when more than ${COUNTED_MATCHES.toLocaleString('en')} matched and exact_total was not asked: total is then that many, a lower bound`),
     }),
     async handler({ query, auth, deps }) {
@@ -159,7 +173,12 @@ export const artifactRoutes = [
         if (err instanceof QuerySyntaxError) throw badRequest(`invalid query: ${err.message}`, { position: err.position, reason: err.reason });
         throw err;
       }
-      const { artifacts, total, totalExact } = page;
+      const { total, totalExact } = page;
+      let artifacts: Array<ArtifactPage['artifacts'][number] & { fields?: Record<string, string[]> }> = page.artifacts;
+      if (query.fields) {
+        const chosen = await fieldsOfArtifacts(deps.store, auth.orgId, page.artifacts, query.fields);
+        artifacts = page.artifacts.map((a) => ({ ...a, fields: chosen.get(a.id) ?? {} }));
+      }
       return {
         message: `${totalExact ? '' : 'more than '}${total} artifact(s) found`,
         data: { artifacts, total, total_exact: totalExact, limit: query.limit, offset: query.offset },
@@ -225,6 +244,29 @@ export const artifactRoutes = [
       const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
       if (!event) throw notFound('parsed event for this artifact');
       return { message: 'Parsed event found', data: { artifact_id: params.id, parser: event.parser, fields: event.fields } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/artifacts/:id/nodes',
+    summary: 'The graph nodes an artifact made: the entities the enricher finds in its parsed event (the same ids), each with the field it came from, those stored in the graph',
+    tag: 'Artifacts',
+    permission: 'graph:read',
+    params: IdParams,
+    response: z.object({
+      artifact_id: z.string(),
+      nodes: z.array(z.object({ id: z.string(), type: z.string(), value: z.string(), field: z.string().describe('the parsed field that named it, e.g. source.ip') })),
+    }),
+    errors: [404],
+    async handler({ params, auth, deps }) {
+      const event = await eventOfArtifact(deps.store, auth.orgId, params.id);
+      if (!event) throw notFound('parsed event for this artifact');
+      // The enricher's own extraction, so the ids are the ones it wrote; only those in the graph are answered (a node is written with its sighting).
+      const entities = enrichedFromStored(event).entities;
+      const stored = await nodeSummaries(deps.store, auth.orgId, [...new Set(entities.map((e) => e.id))]);
+      const seen = new Set<string>();
+      const nodes = entities.filter((e) => stored.has(e.id) && !seen.has(e.id) && seen.add(e.id)).map((e) => ({ id: e.id, type: e.type, value: e.value, field: e.role }));
+      return { message: `${nodes.length} node(s)`, data: { artifact_id: params.id, nodes } };
     },
   }),
 ];

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { getUser, recordLogin, type User } from '../../clickhouse/tables/users.js';
-import type { AuthSettings } from '../../identity/auth-settings.js';
+import { AUTH_METHODS, type AuthSettings } from '../../identity/auth-settings.js';
 import { checkCredentials, provision } from '../../identity/login.js';
 import { consumeAssertion, DEFAULT_CLOCK_SKEW_MS, loginRedirect, MAX_RELAY_STATE_BYTES, MAX_RESPONSE_BYTES, spMetadata, type SamlConfig } from '../../identity/saml.js';
 import { findRole } from '../../identity/roles.js';
@@ -92,6 +92,27 @@ export const authRoutes = [
         note: { actor: { id: check.user.id, email: check.user.email, orgId: check.user.org_id }, targetId: check.user.id, after: { method: check.method } },
       });
       return { message: 'Logged in', data: answer };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/auth/methods',
+    summary: 'How users log in here, for a login page before any session: the method names and the SAML login URL; no setting or secret',
+    description:
+      'methods always holds local (local admins can always log in with their password); ldap when the directory is the configured method (its users log in with the same form); saml when SAML is the configured method and has an identity provider URL, with saml_login_url where the browser starts it.',
+    tag: 'Auth',
+    permission: null,
+    response: z.object({
+      methods: z.array(z.enum(AUTH_METHODS)),
+      saml_login_url: z.string().nullable().describe('GET it (with ?return_to=/path) to log in through the identity provider; null when SAML is not configured'),
+    }),
+    async handler({ deps }) {
+      const settings = await deps.identity.settings(deps.config.orgId);
+      const saml = settings.method === 'saml' && settings.saml.sso_url !== '';
+      const methods: Array<(typeof AUTH_METHODS)[number]> = ['local'];
+      if (settings.method === 'ldap') methods.push('ldap');
+      if (saml) methods.push('saml');
+      return { message: `Log in with ${methods.join(', ')}`, data: { methods, saml_login_url: saml ? '/api/v1/auth/saml/login' : null } };
     },
   }),
   defineRoute({

@@ -16,7 +16,7 @@ const MAX_NODE_EDGES = 1000;
 
 const Flags = z.object({ managed: z.boolean(), internal: z.boolean(), trusted: z.boolean(), infrastructure: z.boolean() });
 
-const NodeSchema = z.object({
+export const NodeSchema = z.object({
   id: z.string(),
   org_id: z.string(),
   type: z.string().describe(`one of ${NODE_TYPES.join(', ')}`),
@@ -36,7 +36,7 @@ const NodeSchema = z.object({
 });
 
 /** A node as the API shows it: geo and as computed when read, like the flags, so a database update applies to every node. */
-function present<N extends GraphNode>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
+export function presentNode<N extends GraphNode>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
   const info = node.type === 'IP' ? geoIp().lookup(node.value) : null;
   return { ...node, geo: info ? { country_iso_code: info.country_iso_code } : null, as: info?.as ?? null };
 }
@@ -46,7 +46,7 @@ export async function nodeWithEdges(store: Store, orgId: string, scopes: GraphSc
   const node = await getNode(store, orgId, scopes, id);
   if (!node) return null;
   const { edges } = await listEdges(store, orgId, { nodeId: node.id, limit: edgeLimit, offset: 0 });
-  return { ...present(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) };
+  return { ...presentNode(node), edges: edges.map((e) => ({ id: e.id, source_id: e.source_id, target_id: e.target_id, type: e.type })) };
 }
 
 const EdgeSchema = z.object({
@@ -109,7 +109,7 @@ export const graphRoutes = [
         limit: query.limit,
         offset: query.offset,
       });
-      return { message: `${total} node(s)`, data: { nodes: nodes.map(present), total, limit: query.limit, offset: query.offset } };
+      return { message: `${total} node(s)`, data: { nodes: nodes.map(presentNode), total, limit: query.limit, offset: query.offset } };
     },
   }),
   defineRoute({
@@ -119,12 +119,16 @@ export const graphRoutes = [
     tag: 'Graph',
     permission: 'graph:read',
     params: IdParams,
-    response: NodeSchema.extend({ edges: z.array(z.object({ id: z.string(), source_id: z.string(), target_id: z.string(), type: z.string() })) }),
+    response: NodeSchema.extend({
+      edges: z.array(z.object({ id: z.string(), source_id: z.string(), target_id: z.string(), type: z.string(), source: NodeSummary, target: NodeSummary })).describe('each with summaries of its two ends'),
+    }),
     errors: [404],
     async handler({ params, auth, deps }) {
       const node = await nodeWithEdges(deps.store, auth.orgId, deps.config.graph, params.id);
       if (!node) throw notFound('node');
-      return { message: 'Node found', data: node };
+      const ends = await nodeSummaries(deps.store, auth.orgId, [...new Set(node.edges.flatMap((e) => [e.source_id, e.target_id]))]);
+      const summary = (id: string) => ends.get(id) ?? { id, type: 'unknown', value: '' };
+      return { message: 'Node found', data: { ...node, edges: node.edges.map((e) => ({ ...e, source: summary(e.source_id), target: summary(e.target_id) })) } };
     },
   }),
   defineRoute({

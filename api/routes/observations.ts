@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { newId } from '../../lib/ids.js';
 import type { Store } from '../../clickhouse/client.js';
 import { Severity } from '../../clickhouse/severity.js';
+import { ListSort } from '../../clickhouse/list-order.js';
 import { deleteObservation, getObservation, listObservations, saveObservations, type Observation } from '../../clickhouse/tables/observations.js';
 import { notFound } from '../http-error.js';
 import { defineRoute } from '../route.js';
@@ -61,6 +62,8 @@ const ListQuery = Pagination.extend({
   severity: Severity.optional(),
   start: Timestamp.optional(),
   end: Timestamp.optional(),
+  node_id: z.uuid({ message: 'node_id must be a UUID' }).optional().describe('only observations naming this node'),
+  sort: ListSort.default('newest').describe('newest or oldest (by created_at), or severity (highest first, newest first within one)'),
 });
 
 async function findObservation(store: Store, orgId: string, id: string): Promise<Observation> {
@@ -79,7 +82,8 @@ export const observationRoutes = [
     query: ListQuery,
     response: listData('observations', ObservationSchema),
     async handler({ query, auth, deps }) {
-      const { observations, total } = await listObservations(deps.store, auth.orgId, query);
+      const { node_id: nodeId, ...filter } = query;
+      const { observations, total } = await listObservations(deps.store, auth.orgId, { ...filter, nodeId });
       return { message: `${total} observation(s)`, data: { observations, total, limit: query.limit, offset: query.offset } };
     },
   }),

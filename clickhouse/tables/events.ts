@@ -1,7 +1,7 @@
 // The events table: parsed ECS fields of each artifact, for field:value search.
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { Store } from '../client.js';
-import { toClickHouseTime } from '../client.js';
+import { toClickHouseTime, toIsoTimestamp } from '../client.js';
 import { queryRows, SqlParams } from '../sql.js';
 import { encodedRows, insertEncoded, type EncodedRows } from '../encoded-rows.js';
 import { isoToMs, msToIso } from '../../lib/iso-time.js';
@@ -299,12 +299,33 @@ export async function foldEventPatches(store: Store, partitions: readonly string
 }
 
 /** The parsed event of one artifact (its fields as the parser made them); null when it has none (not parsed yet, or no parser knew it). */
-export async function eventOfArtifact(store: Store, orgId: string, artifactId: string): Promise<{ parser: string; fields: Record<string, string[]> } | null> {
+export async function eventOfArtifact(store: Store, orgId: string, artifactId: string): Promise<StoredEvent | null> {
   const params = new SqlParams();
   const [row] = (await queryRows(
     store,
-    `SELECT parser, fields FROM events WHERE org_id = ${params.add(orgId, 'String')} AND artifact_id = ${params.add(artifactId, 'UUID')} LIMIT 1`,
+    `SELECT artifact_id, org_id, source, timestamp, event_time, parser, fields, created_at FROM events
+     WHERE org_id = ${params.add(orgId, 'String')} AND artifact_id = ${params.add(artifactId, 'UUID')} LIMIT 1`,
     params,
-  )) as { parser: string; fields: Record<string, string[]> }[];
-  return row ?? null;
+  )) as StoredEvent[];
+  return row ? { ...row, timestamp: toIsoTimestamp(row.timestamp), event_time: row.event_time ? toIsoTimestamp(row.event_time) : null, created_at: toIsoTimestamp(row.created_at) } : null;
+}
+
+/**
+ * Some parsed fields of a page of artifacts (a search's chosen columns), by
+ * artifact id: only the fields named, each a list of values. The page's
+ * times bound the read to the part of the key that holds them.
+ */
+export async function fieldsOfArtifacts(store: Store, orgId: string, artifacts: ReadonlyArray<{ id: string; timestamp: string }>, names: string[]): Promise<Map<string, Record<string, string[]>>> {
+  if (artifacts.length === 0 || names.length === 0) return new Map();
+  const times = artifacts.map((a) => a.timestamp).sort();
+  const params = new SqlParams();
+  const rows = (await queryRows(
+    store,
+    `SELECT toString(artifact_id) AS id, mapFilter((k, v) -> has(${params.add(names, 'Array(String)')}, k), fields) AS chosen FROM events
+     WHERE org_id = ${params.add(orgId, 'String')}
+       AND timestamp >= ${params.add(toClickHouseTime(times[0]!), "DateTime64(3, 'UTC')")} AND timestamp <= ${params.add(toClickHouseTime(times.at(-1)!), "DateTime64(3, 'UTC')")}
+       AND artifact_id IN ${params.add(artifacts.map((a) => a.id), 'Array(UUID)')}`,
+    params,
+  )) as { id: string; chosen: Record<string, string[]> }[];
+  return new Map(rows.map((r) => [r.id, r.chosen]));
 }

@@ -3,6 +3,7 @@
 // of status changes.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { listOrderBy, type ListSort } from '../list-order.js';
 import { Severity } from '../severity.js';
 import { queryPage, queryRows, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
@@ -81,6 +82,9 @@ export interface IncidentFilter {
   /** created_at before */
   end?: string;
   ids?: string[];
+  /** Incidents holding this node. */
+  nodeId?: string;
+  sort?: ListSort;
   limit: number;
   offset: number;
 }
@@ -93,6 +97,7 @@ function incidentQuery(orgId: string, filter: Omit<IncidentFilter, 'limit' | 'of
   if (filter.severity) where.push(`i.severity = ${params.add(filter.severity, 'String')}`);
   if (filter.start) where.push(`i.created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
   if (filter.end) where.push(`i.created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
+  if (filter.nodeId) where.push(`has(i.node_ids, ${params.add(filter.nodeId, 'UUID')})`);
   if (filter.status !== undefined) where.push(`if(s.status = 0, ${NEW_STATUS}, s.status) = ${params.add(filter.status, 'UInt8')}`);
   return `SELECT i.id AS id, i.org_id AS org_id, i.title AS title, i.severity AS severity, i.artifact_count AS artifact_count,
                  i.node_count AS node_count, i.node_ids AS node_ids, i.observation_ids AS observation_ids, i.first_seen AS first_seen,
@@ -102,10 +107,10 @@ function incidentQuery(orgId: string, filter: Omit<IncidentFilter, 'limit' | 'of
           ${whereClause(where)}`;
 }
 
-/** Newest first. */
+/** Newest first unless `sort` says otherwise. */
 export async function listIncidents(store: Store, orgId: string, filter: IncidentFilter): Promise<{ incidents: Incident[]; total: number }> {
   const params = new SqlParams();
-  const { rows, total } = await queryPage(store, { query: incidentQuery(orgId, filter, params), params, orderBy: 'created_at DESC, id', page: filter });
+  const { rows, total } = await queryPage(store, { query: incidentQuery(orgId, filter, params), params, orderBy: listOrderBy(filter.sort ?? 'newest', 'created_at'), page: filter });
   return { incidents: rows.map(fromRow), total };
 }
 
@@ -126,6 +131,8 @@ export interface StatusChange {
   to_status: number;
   changed_by: string;
   changed_at: string;
+  /** Why, in the analyst's words; empty when none was given. */
+  note: string;
 }
 
 /** Sets the status and records the change. */
@@ -141,7 +148,7 @@ export async function setIncidentStatus(store: Store, orgId: string, incidentId:
 
 export async function statusHistory(store: Store, orgId: string, incidentId: string): Promise<StatusChange[]> {
   const result = await store.query({
-    query: `SELECT from_status, to_status, changed_by, changed_at FROM incident_status_changes
+    query: `SELECT from_status, to_status, changed_by, changed_at, note FROM incident_status_changes
             WHERE org_id = {orgId:String} AND incident_id = {incidentId:UUID} ORDER BY changed_at`,
     query_params: { orgId, incidentId },
     format: 'JSONEachRow',

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { groupBy } from '../../lib/group.js';
+import { listOrderBy, type ListSort } from '../list-order.js';
 import { Severity } from '../severity.js';
+import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
 
 export interface LeadRow {
@@ -40,6 +42,81 @@ export async function saveLeads(store: Store, leads: LeadRow[]): Promise<void> {
       version: nextVersion(),
     })),
   });
+}
+
+/** A lead as the API lists it: the stored row and the incident it joined (null until the correlator placed it). */
+export interface ListedLead extends Omit<LeadRow, 'org_id'> {
+  incident_id: string | null;
+}
+
+const ListedLeadRow = z.object({
+  id: z.string(),
+  rule_id: z.string(),
+  rule_name: z.string(),
+  observation_id: z.string(),
+  type: z.string(),
+  severity: Severity,
+  group_by: z.string(),
+  group_value: z.string(),
+  window_start: z.string().nullable(),
+  event_count: z.coerce.number(),
+  node_ids: z.array(z.string()),
+  artifact_ids: z.array(z.string()),
+  source: z.string(),
+  first_seen: z.string(),
+  last_seen: z.string(),
+  created_at: z.string(),
+  incident_id: z.string().nullable(),
+});
+
+export interface LeadFilter {
+  severity?: Severity;
+  ruleId?: string;
+  /** Leads naming this node. */
+  nodeId?: string;
+  incidentId?: string;
+  /** created_at at or after */
+  start?: string;
+  /** created_at before */
+  end?: string;
+  sort?: ListSort;
+  limit: number;
+  offset: number;
+}
+
+/** An organization's leads, newest first unless `sort` says otherwise, each with the incident it joined. */
+export async function listLeads(store: Store, orgId: string, filter: LeadFilter): Promise<{ leads: ListedLead[]; total: number }> {
+  const params = new SqlParams();
+  const org = params.add(orgId, 'String');
+  const inner = [`org_id = ${org}`];
+  if (filter.severity) inner.push(`severity = ${params.add(filter.severity, 'String')}`);
+  if (filter.ruleId) inner.push(`rule_id = ${params.add(filter.ruleId, 'UUID')}`);
+  if (filter.nodeId) inner.push(`has(node_ids, ${params.add(filter.nodeId, 'UUID')})`);
+  if (filter.start) inner.push(`created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
+  if (filter.end) inner.push(`created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
+  const outer = filter.incidentId ? [`incident_id = ${params.add(filter.incidentId, 'UUID')}`] : [];
+  const query = `SELECT * FROM (
+      SELECT l.id AS id, l.rule_id AS rule_id, l.rule_name AS rule_name, l.observation_id AS observation_id, l.type AS type, l.severity AS severity,
+             l.group_by AS group_by, l.group_value AS group_value, l.window_start AS window_start, l.event_count AS event_count, l.node_ids AS node_ids,
+             l.artifact_ids AS artifact_ids, l.source AS source, l.first_seen AS first_seen, l.last_seen AS last_seen, l.created_at AS created_at,
+             nullIf(il.incident_id, toUUID('00000000-0000-0000-0000-000000000000')) AS incident_id
+      FROM (SELECT * FROM leads FINAL ${whereClause(inner)}) AS l
+      LEFT JOIN (SELECT lead_id, incident_id FROM incident_leads FINAL WHERE org_id = ${org}) AS il ON il.lead_id = l.id
+    ) ${whereClause(outer)}`;
+  const { rows, total } = await queryPage(store, { query, params, orderBy: listOrderBy(filter.sort ?? 'newest', 'created_at'), page: filter });
+  return {
+    leads: rows.map((row) => {
+      const r = ListedLeadRow.parse(row);
+      return {
+        ...r,
+        window_start: r.window_start ? toIsoTimestamp(r.window_start) : null,
+        first_seen: toIsoTimestamp(r.first_seen),
+        last_seen: toIsoTimestamp(r.last_seen),
+        created_at: toIsoTimestamp(r.created_at),
+      };
+    }),
+    total,
+  };
 }
 
 /** A lead as it stands in an incident. */

@@ -1,6 +1,7 @@
 // The observations table: findings written by analysts and by the rule stage.
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { listOrderBy, type ListSort } from '../list-order.js';
 import { Severity } from '../severity.js';
 import { queryPage, SqlParams, whereClause } from '../sql.js';
 import { nextVersion } from '../version.js';
@@ -76,11 +77,14 @@ export interface ObservationFilter {
   /** created_at before */
   end?: string;
   ids?: string[];
+  /** Observations naming this node. */
+  nodeId?: string;
+  sort?: ListSort;
   limit: number;
   offset: number;
 }
 
-/** Newest first. */
+/** Newest first unless `sort` says otherwise. */
 export async function listObservations(store: Store, orgId: string, filter: ObservationFilter): Promise<{ observations: Observation[]; total: number }> {
   const params = new SqlParams();
   const where = [`org_id = ${params.add(orgId, 'String')}`];
@@ -89,10 +93,11 @@ export async function listObservations(store: Store, orgId: string, filter: Obse
   if (filter.start) where.push(`created_at >= ${params.add(toClickHouseTime(filter.start), 'DateTime64(3)')}`);
   if (filter.end) where.push(`created_at < ${params.add(toClickHouseTime(filter.end), 'DateTime64(3)')}`);
   if (filter.ids) where.push(`id IN ${params.add(filter.ids, 'Array(UUID)')}`);
+  if (filter.nodeId) where.push(`has(node_ids, ${params.add(filter.nodeId, 'UUID')})`);
   const { rows, total } = await queryPage(store, {
     query: `SELECT ${COLUMNS} FROM observations FINAL ${whereClause(where)}`,
     params,
-    orderBy: 'created_at DESC, id',
+    orderBy: listOrderBy(filter.sort ?? 'newest', 'created_at'),
     page: filter,
   });
   return { observations: rows.map(fromRow), total };

@@ -76,6 +76,17 @@ export async function getUser(store: Store, orgId: string, id: string): Promise<
   return (await selectUsers(store, orgId, `u.id = ${params.add(id, 'UUID')}`, params))[0] ?? null;
 }
 
+/** How to name each of these users to a person (name, else email), by id; ids that are no user (API keys, services) are left out. */
+export async function userLabels(store: Store, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  const userIds = [...new Set(ids)].filter((id) => UUID_TEXT.test(id));
+  if (userIds.length === 0) return new Map();
+  const params = new SqlParams();
+  const users = await selectUsers(store, orgId, `u.id IN ${params.add(userIds, 'Array(UUID)')}`, params);
+  return new Map(users.map((u) => [u.id, u.name || u.email]));
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export async function findUserByEmail(store: Store, orgId: string, email: string): Promise<User | null> {
   const params = new SqlParams();
   return (await selectUsers(store, orgId, `u.email = ${params.add(email.toLowerCase(), 'String')}`, params))[0] ?? null;

@@ -7,18 +7,26 @@ import { LoginPage } from './pages/login.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { IncidentsPage } from './pages/incidents.tsx';
 import { IncidentPage } from './pages/incident.tsx';
+import { NodePage } from './pages/node.tsx';
+import { LeadsPage, ObservationsPage } from './pages/triage-lists.tsx';
 
 const NAV = [
   { path: '/search', label: 'Search' },
   { path: '/incidents', label: 'Incidents' },
+  { path: '/leads', label: 'Leads' },
+  { path: '/observations', label: 'Observations' },
 ];
 
 function Page() {
   const { path } = place.value;
   if (path === '/' || path === '/search') return <SearchPage />;
   if (path === '/incidents') return <IncidentsPage />;
+  if (path === '/leads') return <LeadsPage />;
+  if (path === '/observations') return <ObservationsPage />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentPage id={decodeURIComponent(incident[1]!)} />;
+  const node = /^\/nodes\/([^/]+)$/.exec(path);
+  if (node) return <NodePage id={decodeURIComponent(node[1]!)} />;
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Page not found</h1>

@@ -126,4 +126,21 @@ describe('artifact histogram and fields', () => {
     expect((await api.request('GET', `/api/v1/artifacts/${randomUUID()}/event`, { token })).status).toBe(404);
     expect((await api.request('GET', '/api/v1/artifacts/not-a-uuid/event', { token })).status).toBe(400);
   });
+
+  it('answers the chosen parsed fields with each artifact of a page, and only those', async () => {
+    const res = await api.request('GET', '/api/v1/artifacts?limit=30&offset=10&query=sshd&fields=user.name,source.ip,no.such.field', { token });
+    expect(res.status, res.text).toBe(200);
+    const page = (res.body.data as { artifacts: { raw: string; fields: Record<string, string[]> }[] }).artifacts;
+    expect(page).toHaveLength(30);
+    for (const artifact of page) {
+      const [, user, address] = /for (\w+) from (\S+) /.exec(artifact.raw)!;
+      expect(artifact.fields).toEqual({ 'user.name': [user], 'source.ip': [address] });
+    }
+    // Without `fields`, artifacts come as before.
+    const plain = await api.request('GET', '/api/v1/artifacts?limit=1', { token });
+    expect(Object.keys((plain.body.data as { artifacts: object[] }).artifacts[0]!)).not.toContain('fields');
+    for (const bad of ['fields=', 'fields=user.name,,source.ip', `fields=${Array.from({ length: 21 }, (_, i) => `f${i}`).join(',')}`]) {
+      expect((await api.request('GET', `/api/v1/artifacts?${bad}`, { token })).status, bad).toBe(400);
+    }
+  });
 });

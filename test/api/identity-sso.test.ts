@@ -101,6 +101,11 @@ describe('LDAP login against slapd', () => {
     }
   });
 
+  it('tells the login page, without a session, that directory users log in with the same form', async () => {
+    const res = await fetch(`${api.url}/api/v1/auth/methods`);
+    expect(((await res.json()) as { data: unknown }).data).toEqual({ methods: ['local', 'ldap'], saml_login_url: null });
+  });
+
   it('lets a local admin log in with their password while LDAP is the method, and no other local user', async () => {
     expect((await call('POST', '/api/v1/auth/login', { body: { email: 'root@example.com', password: LOCAL_PASSWORD } })).status).toBe(200);
     expect((await call('POST', '/api/v1/auth/login', { body: { email: 'carol@example.com', password: LOCAL_PASSWORD } })).status).toBe(401);
@@ -166,6 +171,15 @@ describe('SAML login against a samlify identity provider', () => {
   async function postAssertion(form: { SAMLResponse: string; RelayState: string }) {
     return fetch(`${api.url}/api/v1/auth/saml/acs`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
   }
+
+  it('tells the login page, without a session, where SAML login starts, and nothing of its settings', async () => {
+    const res = await fetch(`${api.url}/api/v1/auth/methods`);
+    const text = await res.text();
+    expect(JSON.parse(text).data).toEqual({ methods: ['local', 'saml'], saml_login_url: '/api/v1/auth/saml/login' });
+    expect(text).not.toContain(idp.ssoUrl);
+    const start = await fetch(`${api.url}/api/v1/auth/saml/login?return_to=/incidents`, { redirect: 'manual' });
+    expect(start.headers.get('location')).toMatch(new RegExp(`^${idp.ssoUrl.replace(/[.?]/g, '\\$&')}`));
+  });
 
   it('completes a login: the user is provisioned with the mapped role and gets a session', async () => {
     const form = await idpAnswer({ nameId: 'sam-1', email: 'sam@example.com', groups: ['cairn-analysts'] });

@@ -5,6 +5,8 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { Time } from '../time.tsx';
+import { can } from '../session.ts';
+import { nodeHref } from '../graph-node.tsx';
 
 export interface Artifact {
   id: string;
@@ -13,6 +15,15 @@ export interface Artifact {
   timestamp: string;
   created_at: string;
   metadata: Record<string, unknown>;
+  /** The chosen columns' parsed fields, when the search asked for them. */
+  fields?: Record<string, string[]>;
+}
+
+interface MadeNode {
+  id: string;
+  type: string;
+  value: string;
+  field: string;
 }
 
 interface ParsedEvent {
@@ -35,6 +46,8 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
   const error = useSignal<string | null>(null);
   /** undefined while asked; null when the artifact has no parsed event. */
   const parsed = useSignal<ParsedEvent | null | undefined>(undefined);
+  /** undefined while asked; null when it cannot be told (no parsed event, or no graph:read). */
+  const nodes = useSignal<MadeNode[] | null | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
   const artifact = known ?? fetched.value;
 
@@ -62,6 +75,18 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
       .then(({ data }) => (parsed.value = data))
       .catch(() => {
         if (!controller.signal.aborted) parsed.value = null;
+      });
+    return () => controller.abort();
+  }, [id]);
+
+  useEffect(() => {
+    nodes.value = undefined;
+    if (!can('graph:read')) return void (nodes.value = null);
+    const controller = new AbortController();
+    api<{ nodes: MadeNode[] }>('GET', `/v1/artifacts/${encodeURIComponent(id)}/nodes`, { signal: controller.signal })
+      .then(({ data }) => (nodes.value = data.nodes))
+      .catch(() => {
+        if (!controller.signal.aborted) nodes.value = null;
       });
     return () => controller.abort();
   }, [id]);
@@ -133,6 +158,26 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
                 ))}
               </tbody>
             </table>
+          )}
+          {nodes.value && (
+            <>
+              <h3>Nodes it made</h3>
+              {nodes.value.length === 0 ? (
+                <p class="empty">None: no field of this artifact names an address, host, user, domain or email.</p>
+              ) : (
+                <ul class="plain" aria-label="Nodes it made">
+                  {nodes.value.map((n) => (
+                    <li key={n.id}>
+                      <span class="node-type">{n.type}</span>{' '}
+                      <a href={nodeHref(n.id)}>
+                        <code>{n.value}</code>
+                      </a>{' '}
+                      <span class="empty">from {n.field}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </>
           )}
           {metadata.length > 0 && (
             <>

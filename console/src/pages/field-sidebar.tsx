@@ -53,17 +53,19 @@ function FieldValues({ state, field }: { state: SearchState; field: string }) {
   );
 }
 
-export function FieldSidebar({ state }: { state: SearchState }) {
+/** `ready`: the search's results have answered (the fields are asked after them, not beside them). */
+export function FieldSidebar({ state, ready }: { state: SearchState; ready: boolean }) {
   const fields = useSignal<FieldCount[] | null>(null);
   const open = useSignal<string | null>(null);
 
   useEffect(() => {
+    if (!ready) return;
     const controller = new AbortController();
     api<{ fields: FieldCount[] }>('GET', '/v1/artifacts/fields', { query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), limit: 30 }, signal: controller.signal })
       .then(({ data }) => (fields.value = data.fields))
       .catch(() => (fields.value = null));
     return () => controller.abort();
-  }, [state.q, state.range, state.from, state.to]);
+  }, [state.q, state.range, state.from, state.to, ready]);
 
   return (
     <nav class="field-sidebar" aria-label="Fields">

@@ -1,4 +1,4 @@
-// Incidents, newest first, filtered by status and severity (kept in the URL), paged.
+// Incidents, filtered by status and severity, in the order chosen (all kept in the URL), paged.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
@@ -7,6 +7,8 @@ import { navigate, place, withParams } from '../router.ts';
 import { Time } from '../time.tsx';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
+import { SORTS, sortFrom } from '../list-sort.ts';
+import { SEVERITIES } from '../severity.tsx';
 
 export const STATUSES: ReadonlyArray<{ value: number; name: string }> = [
   { value: 1, name: 'New' },
@@ -15,7 +17,6 @@ export const STATUSES: ReadonlyArray<{ value: number; name: string }> = [
   { value: 4, name: 'Closed' },
   { value: 5, name: 'Disrupted' },
 ];
-const SEVERITIES = ['low', 'medium', 'high', 'critical'];
 const PAGE_SIZE = 50;
 /** New incidents show without a reload: the list is asked again this often while the page is visible. */
 const REFRESH_MS = 10_000;
@@ -36,6 +37,7 @@ export function IncidentsPage() {
   const params = place.value.params;
   const status = params.get('status') ?? '';
   const severity = params.get('severity') ?? '';
+  const sort = sortFrom(params);
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const list = useSignal<{ incidents: Incident[]; total: number } | null>(null);
   const error = useSignal<string | null>(null);
@@ -48,7 +50,7 @@ export function IncidentsPage() {
   useEffect(() => {
     const controller = new AbortController();
     const load = () =>
-      api<{ incidents: Incident[]; total: number }>('GET', '/v1/incidents', { query: { status, severity, limit: PAGE_SIZE, offset }, signal: controller.signal })
+      api<{ incidents: Incident[]; total: number }>('GET', '/v1/incidents', { query: { status, severity, sort: sort.key, limit: PAGE_SIZE, offset }, signal: controller.signal })
         .then(({ data }) => {
           list.value = data;
           error.value = null;
@@ -62,7 +64,7 @@ export function IncidentsPage() {
       clearInterval(timer);
       controller.abort();
     };
-  }, [status, severity, offset, version.value]);
+  }, [status, severity, sort.key, offset, version.value]);
 
   function toggle(id: string, on: boolean) {
     const next = new Set(selected.value);
@@ -89,7 +91,7 @@ export function IncidentsPage() {
     version.value += 1;
   }
 
-  const urlWith = (change: Record<string, string | number>) => withParams('/incidents', { status, severity, offset: '', ...change });
+  const urlWith = (change: Record<string, string | number>) => withParams('/incidents', { status, severity, sort: sort.key === 'newest' ? '' : sort.key, offset: '', ...change });
   const data = list.value;
   return (
     <section aria-labelledby="page-title">
@@ -110,6 +112,14 @@ export function IncidentsPage() {
           {SEVERITIES.map((s) => (
             <option key={s} value={s}>
               {s}
+            </option>
+          ))}
+        </select>
+        <label for="sort">Order</label>
+        <select id="sort" value={sort.key} onChange={(e) => navigate(urlWith({ sort: e.currentTarget.value === 'newest' ? '' : e.currentTarget.value }))}>
+          {SORTS.map((s) => (
+            <option key={s.key} value={s.key}>
+              {s.label}
             </option>
           ))}
         </select>
@@ -147,7 +157,7 @@ export function IncidentsPage() {
       {data && data.incidents.length > 0 && (
         <>
           <table class="incidents">
-            <caption class="visually-hidden">Incidents, newest first</caption>
+            <caption class="visually-hidden">Incidents, {sort.caption}</caption>
             <thead>
               <tr>
                 {writable && (

@@ -1,6 +1,26 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { login, sessionNotice } from '../session.ts';
+import { place, safeReturnPath, withParams } from '../router.ts';
+
+interface Methods {
+  methods: string[];
+  saml_login_url: string | null;
+}
+
+/** How this cairn lets users log in, asked without a session (GET /api/v1/auth/methods); null until it answers (or when it cannot). */
+function useMethods() {
+  const methods = useSignal<Methods | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    fetch('/api/v1/auth/methods', { headers: { accept: 'application/json' }, signal: controller.signal })
+      .then((res) => (res.ok ? (res.json() as Promise<{ data: Methods }>) : null))
+      .then((body) => (methods.value = body?.data ?? null))
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, []);
+  return methods.value;
+}
 
 export function LoginPage() {
   const email = useSignal('');
@@ -8,6 +28,9 @@ export function LoginPage() {
   const error = useSignal<string | null>(null);
   const busy = useSignal(false);
   const emailInput = useRef<HTMLInputElement>(null);
+  const methods = useMethods();
+  // SAML login comes back to the page the user was going to (only a path on this site).
+  const samlHref = methods?.saml_login_url ? withParams(methods.saml_login_url, { return_to: safeReturnPath(place.value.params.get('next')) ?? '/search' }) : null;
 
   useEffect(() => emailInput.current?.focus(), []);
 
@@ -31,8 +54,18 @@ export function LoginPage() {
       <form onSubmit={submit} aria-labelledby="login-title">
         <h1 id="login-title">Log in to cairn</h1>
         {sessionNotice.value && <p class="notice" role="status">{sessionNotice.value}</p>}
-        <label for="email">Email</label>
-        <input id="email" ref={emailInput} type="email" autoComplete="username" required value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} />
+        {samlHref && (
+          <>
+            <a class="button sso" href={samlHref}>
+              Log in with SSO
+            </a>
+            <p class="or" aria-hidden="true">
+              or with a password
+            </p>
+          </>
+        )}
+        <label for="email">{methods?.methods.includes('ldap') ? 'Email or directory user name' : 'Email'}</label>
+        <input id="email" ref={emailInput} type="text" inputMode="email" autoComplete="username" required value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} />
         <label for="password">Password</label>
         <input id="password" type="password" autoComplete="current-password" required value={password.value} onInput={(e) => (password.value = e.currentTarget.value)} />
         {error.value && (

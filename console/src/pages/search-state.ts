@@ -1,4 +1,4 @@
-// A search as the URL holds it (/search?q=...&range=7d&offset=50&artifact=<id>):
+// A search as the URL holds it (/search?q=...&range=7d&offset=50&cols=user.name,source.ip&artifact=<id>):
 // the one place that reads and writes that form.
 import { withParams } from '../router.ts';
 import { DEFAULT_RANGE, RANGES } from '../time.tsx';
@@ -11,7 +11,13 @@ export interface SearchState {
   to: string | null;
   offset: number;
   artifact: string | null;
+  /** Parsed fields shown as columns of the results, in the order chosen. */
+  cols?: string[];
 }
+
+const FIELD_NAME = /^[A-Za-z@][A-Za-z0-9_.@-]*$/;
+/** As many columns as the API answers fields for. */
+export const MAX_COLUMNS = 20;
 
 export function stateFromUrl(params: URLSearchParams): SearchState {
   const offset = Number(params.get('offset') ?? 0);
@@ -22,6 +28,7 @@ export function stateFromUrl(params: URLSearchParams): SearchState {
     to: params.get('to'),
     offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
     artifact: params.get('artifact'),
+    cols: [...new Set((params.get('cols') ?? '').split(',').filter((name) => FIELD_NAME.test(name)))].slice(0, MAX_COLUMNS),
   };
 }
 
@@ -33,6 +40,7 @@ export function searchUrl(state: SearchState): string {
     from: custom ? state.from : '',
     to: custom ? state.to : '',
     offset: state.offset || '',
+    cols: state.cols?.join(','),
     artifact: state.artifact,
   });
 }

@@ -13,6 +13,8 @@ import { ArtifactPanel, type Artifact } from './artifact.tsx';
 import { searchUrl, stateFromUrl } from './search-state.ts';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
+import { QueryBox } from '../query-box.tsx';
+import { ColumnChooser } from './column-chooser.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -45,6 +47,11 @@ export function SearchPage() {
   const error = useSignal<ApiError | null>(null);
   const loading = useSignal(false);
   const queryInput = useRef<HTMLInputElement>(null);
+  // The chart and the field sidebar are asked only once this search's results have answered: on a large store the
+  // three compete for the same cores, and the results are what the analyst waits for.
+  const searchKey = JSON.stringify([state.q, state.range, state.from, state.to]);
+  const answeredKey = useSignal<string | null>(null);
+  const answered = answeredKey.value === searchKey;
 
   // The URL is the truth: when it changes (submit, paging, back button, reload) the form follows and the search runs.
   useEffect(() => {
@@ -57,16 +64,18 @@ export function SearchPage() {
     loading.value = true;
     error.value = null;
     api<SearchAnswer>('GET', '/v1/artifacts', {
-      query: { query: state.q, ...bounds, limit: PAGE_SIZE, offset: state.offset },
+      query: { query: state.q, ...bounds, limit: PAGE_SIZE, offset: state.offset, fields: state.cols?.join(',') },
       signal: controller.signal,
     })
       .then(({ data }) => {
         performance.mark('cairn:results-answer');
         answer.value = data;
+        answeredKey.value = searchKey;
       })
       .catch((err: unknown) => {
         if (controller.signal.aborted) return;
         answer.value = null;
+        answeredKey.value = searchKey;
         error.value = err instanceof ApiError ? err : new ApiError(String(err), 0, 'network', null);
         const position = (error.value.details as { position?: unknown } | null)?.position;
         if (typeof position === 'number' && queryInput.current) {
@@ -78,10 +87,11 @@ export function SearchPage() {
         if (!controller.signal.aborted) loading.value = false;
       });
     return () => controller.abort();
-  }, [state.q, state.range, state.from, state.to, state.offset]);
+  }, [state.q, state.range, state.from, state.to, state.offset, state.cols?.join(',')]);
 
   // The chart does not change with the page of results; a failure leaves it out (the search's own error says why).
   useEffect(() => {
+    if (!answered) return;
     const controller = new AbortController();
     api<HistogramData>('GET', '/v1/artifacts/histogram', { query: { query: state.q, ...rangeBounds(state.range, state.from, state.to), buckets: 60 }, signal: controller.signal })
       .then(({ data }) => (histogram.value = data))
@@ -89,7 +99,7 @@ export function SearchPage() {
         if (!controller.signal.aborted) histogram.value = null;
       });
     return () => controller.abort();
-  }, [state.q, state.range, state.from, state.to]);
+  }, [searchKey, answered]);
 
   // How long the results took to show after the API answered (read by the browser test).
   useEffect(() => {
@@ -116,18 +126,7 @@ export function SearchPage() {
         <h1 id="page-title">Search</h1>
         <form role="search" aria-label="Artifacts" onSubmit={submit} class="search-form">
           <label for="query">Query</label>
-          <input
-            id="query"
-            ref={queryInput}
-            type="search"
-            spellcheck={false}
-            autoComplete="off"
-            placeholder='e.g. event.category:authentication event.outcome:failure  (press / to focus)'
-            value={draft.value}
-            onInput={(e) => (draft.value = e.currentTarget.value)}
-            aria-invalid={error.value ? 'true' : undefined}
-            aria-describedby={error.value ? 'query-error' : undefined}
-          />
+          <QueryBox value={draft.value} onInput={(v) => (draft.value = v)} range={{ key: draftRange.value, from: fromLocalInput(draftFrom.value), to: fromLocalInput(draftTo.value) }} invalid={Boolean(error.value)} inputRef={queryInput} />
           <label for="range">Time range</label>
           <select id="range" value={draftRange.value} onChange={(e) => (draftRange.value = e.currentTarget.value)}>
             {RANGES.map((r) => (
@@ -146,7 +145,10 @@ export function SearchPage() {
             </div>
           )}
         </form>
-        <SavedSearches current={state} />
+        <div class="search-tools">
+          <SavedSearches current={state} />
+          <ColumnChooser state={state} />
+        </div>
         {error.value && (
           <div class="error" id="query-error" role="alert">
             <p>{error.value.message}</p>
@@ -160,7 +162,7 @@ export function SearchPage() {
           <Histogram data={histogram.value} onZoom={(from, to) => navigate(searchUrl({ ...state, range: 'custom', from, to, offset: 0, artifact: null }))} />
         )}
         <div class="search-body">
-        <FieldSidebar state={state} />
+        <FieldSidebar state={state} ready={answered} />
         <div class="search-results">
         {data && data.artifacts.length === 0 && !loading.value && <p class="empty">No artifacts match this search in this time range.</p>}
         {data && data.artifacts.length > 0 && (
@@ -171,6 +173,11 @@ export function SearchPage() {
                 <tr>
                   <th scope="col">Time</th>
                   <th scope="col">Source</th>
+                  {state.cols?.map((field) => (
+                    <th key={field} scope="col">
+                      <code>{field}</code>
+                    </th>
+                  ))}
                   <th scope="col">Raw text</th>
                 </tr>
               </thead>
@@ -181,6 +188,11 @@ export function SearchPage() {
                       <Time iso={artifact.timestamp} />
                     </td>
                     <td>{artifact.source}</td>
+                    {state.cols?.map((field) => (
+                      <td key={field} class="field-cell">
+                        {artifact.fields?.[field]?.join(', ') ?? ''}
+                      </td>
+                    ))}
                     <td class="raw">
                       <a href={searchUrl({ ...state, artifact: artifact.id })}>{artifact.raw}</a>
                     </td>
