@@ -140,7 +140,8 @@ function compileNode(node: QueryNode, shared: SharedParts | undefined): Test {
       return (t) => regex.test(t.lowerRaw);
     }
     case 'and': {
-      const tests = node.children.map((child) => compile(child, shared));
+      // The cheap parts first: a part that fails ends the test, and reading a field costs less than searching the line.
+      const tests = [...node.children].sort((a, b) => partCost(a) - partCost(b)).map((child) => compile(child, shared));
       // Loops rather than every/some: rules run these for each event and rule, and a callback per part showed.
       return (t) => {
         for (let i = 0; i < tests.length; i++) if (!tests[i]!(t)) return false;
@@ -161,6 +162,25 @@ function compileNode(node: QueryNode, shared: SharedParts | undefined): Test {
     }
     default:
       return fieldTest(node);
+  }
+}
+
+/** A rough cost of testing a part: a field read 1, a pattern over a value more, a search of the line most. */
+function partCost(node: QueryNode): number {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.children.reduce((sum, child) => sum + partCost(child), 0);
+    case 'not':
+      return partCost(node.child);
+    case 'text':
+    case 'text_glob':
+      return 20;
+    case 'glob':
+    case 'regex':
+      return 4;
+    default:
+      return 1;
   }
 }
 
