@@ -6,8 +6,9 @@ import type { ParsedEvent } from '../topics/index.js';
 /** How far in the future an event's own time may be before it is distrusted (clock skew). */
 const FUTURE_TOLERANCE_MS = 86_400_000;
 
-export function eventTime(event: Pick<ParsedEvent, 'fields' | 'timestamp'>): number {
+/** `now` may be read once for a batch: the tolerance is a day. */
+export function eventTime(event: Pick<ParsedEvent, 'fields' | 'timestamp'>, now = Date.now()): number {
   const stamped = event.fields['@timestamp'];
   const ms = typeof stamped === 'string' ? parseIso(stamped) : NaN;
-  return !Number.isNaN(ms) && ms <= Date.now() + FUTURE_TOLERANCE_MS ? ms : parseIso(event.timestamp);
+  return !Number.isNaN(ms) && ms <= now + FUTURE_TOLERANCE_MS ? ms : parseIso(event.timestamp);
 }

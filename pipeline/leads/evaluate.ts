@@ -62,6 +62,7 @@ export function forEachMatch(
   // The dispatch of the last organization's rules: a batch is mostly one organization's, and looking it up per event showed.
   let lastRules: CompiledRule[] | null = null;
   let dispatch: RuleDispatch | null = null;
+  const now = Date.now();
   for (let index = 0; index < events.length; index++) {
     const event = events[index]!;
     const rules = rulesFor(event.org_id);
@@ -72,7 +73,7 @@ export function forEachMatch(
     for (const rule of dispatch!.candidates(event.fields, candidates)) {
       if (rule.source && rule.source !== event.source) continue;
       if (!hasFields(event, rule.requiredFields) || !rule.matches(target)) continue;
-      at ??= eventTime(event);
+      at ??= eventTime(event, now);
       onMatch(rule, index, at, rule.countKeys ? rule.countKeys(target) : NO_KEYS);
     }
   }
