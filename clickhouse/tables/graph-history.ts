@@ -1,0 +1,204 @@
+// The knowledge graph through time (docs/graph.md): the neighbourhood of a
+// node as it was at a moment, and what appeared or went quiet in a range.
+//
+// The edges table keeps, per edge, its first and last sighting and a sketch
+// of the distinct artifacts that showed it, not each sighting. So whether an
+// edge existed at a moment is exact (first_seen), and so is its count when
+// it was last seen by then; an edge seen again later has only today's count,
+// an upper bound of its count then, and is marked `approximate`.
+//
+// A depth-k neighbourhood is k bounded queries, one a level: the edges
+// touching the nodes found so far (ids as parameters), of the org, first
+// seen before the moment, most recently seen first, at most the room left.
+import { z } from 'zod';
+import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
+import { queryRows, SqlParams, whereClause } from '../sql.js';
+
+export const MAX_GRAPH_DEPTH = 3;
+
+export interface TimedEdge {
+  id: string;
+  source_id: string;
+  target_id: string;
+  type: string;
+  first_seen: string;
+  last_seen: string;
+  artifact_count: number;
+  /** Seen again after the moment asked about: last_seen and artifact_count include the later sightings. */
+  approximate: boolean;
+}
+
+/** What to keep: nodes of these types (the node asked about always), edges of these types; absent keeps all. */
+export interface TypeFilter {
+  nodeTypes?: string[];
+  edgeTypes?: string[];
+}
+
+const EdgeRow = z.object({
+  id: z.string(),
+  edge_type: z.string(),
+  src: z.string(),
+  dst: z.string(),
+  first: z.string(),
+  last: z.string(),
+  artifact_count: z.union([z.string(), z.number()]),
+});
+
+/** Per edge: its rows folded (an AggregatingMergeTree holds unmerged parts until merges catch up). */
+const FOLDED_EDGE = `SELECT id, any(type) AS edge_type, any(source_id) AS src, any(target_id) AS dst,
+       min(first_seen) AS first, max(last_seen) AS last, uniqCombined64Merge(artifacts) AS artifact_count
+FROM edges`;
+
+function timedEdge(row: unknown, before: number): TimedEdge {
+  const r = EdgeRow.parse(row);
+  const lastSeen = toIsoTimestamp(r.last);
+  return {
+    id: r.id,
+    source_id: r.src,
+    target_id: r.dst,
+    type: r.edge_type,
+    first_seen: toIsoTimestamp(r.first),
+    last_seen: lastSeen,
+    artifact_count: Number(r.artifact_count),
+    approximate: Date.parse(lastSeen) >= before,
+  };
+}
+
+function time(ms: number, params: SqlParams): string {
+  return params.add(toClickHouseTime(new Date(ms).toISOString()), 'DateTime64(3)');
+}
+
+/**
+ * Row conditions for the type filter: edges of the given types, whose ends
+ * are both kept (in `kept`, the nodes already reached, or of a given node type).
+ */
+function typeConditions(orgParam: string, types: TypeFilter, kept: string | null, params: SqlParams): string[] {
+  const where: string[] = [];
+  if (types.edgeTypes) where.push(`type IN ${params.add(types.edgeTypes, 'Array(String)')}`);
+  if (types.nodeTypes) {
+    const typed = `(SELECT id FROM nodes WHERE org_id = ${orgParam} AND type IN ${params.add(types.nodeTypes, 'Array(String)')})`;
+    const keptEnd = (column: string) => (kept ? `(${column} IN ${kept} OR ${column} IN ${typed})` : `${column} IN ${typed}`);
+    where.push(`${keptEnd('source_id')} AND ${keptEnd('target_id')}`);
+  }
+  return where;
+}
+
+interface LevelQuery {
+  /** Edges touching these nodes. */
+  frontier: string[];
+  /** Edges found at earlier levels, left out. */
+  known: string[];
+  /** First seen before this (ms, exclusive). */
+  before: number;
+  types: TypeFilter;
+  /** Rows wanted; one more is asked for, to know whether there were more. */
+  room: number;
+}
+
+async function edgesTouching(store: Store, orgId: string, q: LevelQuery): Promise<TimedEdge[]> {
+  const params = new SqlParams();
+  const org = params.add(orgId, 'String');
+  const frontier = params.add(q.frontier, 'Array(UUID)');
+  const where = [`org_id = ${org}`, `source_id IN ${frontier} OR target_id IN ${frontier}`, ...typeConditions(org, q.types, frontier, params)];
+  if (q.known.length) where.push(`id NOT IN ${params.add(q.known, 'Array(UUID)')}`);
+  const rows = await queryRows(
+    store,
+    `${FOLDED_EDGE} ${whereClause(where)} GROUP BY id HAVING first < ${time(q.before, params)}
+     ORDER BY last DESC, id LIMIT ${params.add(q.room + 1, 'UInt32')}`,
+    params,
+  );
+  return rows.map((r) => timedEdge(r, q.before));
+}
+
+export interface Neighbourhood {
+  /** Each node reached, with its distance in edges from the node asked about (0 for it). */
+  depths: Map<string, number>;
+  /** Each edge with the level it was found at (1 touches the node asked about). */
+  edges: (TimedEdge & { depth: number })[];
+  /** More edges were there than `limit`: the farthest level found is cut, and no farther one was read. */
+  truncated: boolean;
+}
+
+/**
+ * The edges within `depth` of a node that were first seen before `before`
+ * (ms, exclusive), level by level, at most `limit` edges in all.
+ */
+export async function neighbourhoodBefore(
+  store: Store,
+  orgId: string,
+  { nodeId, before, depth, types, limit }: { nodeId: string; before: number; depth: number; types: TypeFilter; limit: number },
+): Promise<Neighbourhood> {
+  const depths = new Map([[nodeId, 0]]);
+  const edges: Neighbourhood['edges'] = [];
+  let frontier = [nodeId];
+  for (let level = 1; level <= depth && frontier.length > 0; level++) {
+    const room = limit - edges.length;
+    const found = await edgesTouching(store, orgId, { frontier, known: edges.map((e) => e.id), before, types, room });
+    const next: string[] = [];
+    for (const edge of found.slice(0, room)) {
+      edges.push({ ...edge, depth: level });
+      for (const end of [edge.source_id, edge.target_id]) {
+        if (depths.has(end)) continue;
+        depths.set(end, level);
+        next.push(end);
+      }
+    }
+    if (found.length > room) return { depths, edges, truncated: true };
+    frontier = next;
+  }
+  return { depths, edges, truncated: false };
+}
+
+export type ChangeKind = 'new' | 'quiet';
+
+export interface ChangeQuery {
+  /** ms; [start, end) */
+  start: number;
+  end: number;
+  /** Edges touching these nodes only (a neighbourhood); absent: the whole org. */
+  around?: string[];
+  types: TypeFilter;
+  limit: number;
+}
+
+/** What "new" and "quiet" mean on the folded first/last seen, and which come first when the list is cut. */
+function changeClause(kind: ChangeKind, q: ChangeQuery, params: SqlParams): { having: string; orderBy: string } {
+  return kind === 'new'
+    ? { having: `first >= ${time(q.start, params)} AND first < ${time(q.end, params)}`, orderBy: 'first DESC, id' }
+    : { having: `last < ${time(q.start, params)}`, orderBy: 'last DESC, id' };
+}
+
+/**
+ * Edges first seen in [start, end) ("new", newest first), or last seen
+ * before start ("quiet", the most recently quiet first), at most `limit`.
+ */
+export async function changedEdges(store: Store, orgId: string, kind: ChangeKind, q: ChangeQuery): Promise<{ edges: TimedEdge[]; truncated: boolean }> {
+  const params = new SqlParams();
+  const org = params.add(orgId, 'String');
+  const around = q.around ? params.add(q.around, 'Array(UUID)') : null;
+  const where = [`org_id = ${org}`, ...typeConditions(org, q.types, around, params)];
+  if (around) where.push(`source_id IN ${around} OR target_id IN ${around}`);
+  const { having, orderBy } = changeClause(kind, q, params);
+  const rows = await queryRows(
+    store,
+    `${FOLDED_EDGE} ${whereClause(where)} GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
+    params,
+  );
+  return { edges: rows.slice(0, q.limit).map((r) => timedEdge(r, q.end)), truncated: rows.length > q.limit };
+}
+
+/** Node ids first seen in [start, end) or last seen before start, of the whole org, in the order changedEdges uses. */
+export async function changedNodeIds(store: Store, orgId: string, kind: ChangeKind, q: Omit<ChangeQuery, 'around'>): Promise<{ ids: string[]; truncated: boolean }> {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId, 'String')}`];
+  if (q.types.nodeTypes) where.push(`type IN ${params.add(q.types.nodeTypes, 'Array(String)')}`);
+  const { having, orderBy } = changeClause(kind, q, params);
+  const rows = await queryRows(
+    store,
+    `SELECT id, min(first_seen) AS first, max(last_seen) AS last FROM nodes ${whereClause(where)}
+     GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
+    params,
+  );
+  const ids = rows.map((r) => z.object({ id: z.string() }).parse(r).id);
+  return { ids: ids.slice(0, q.limit), truncated: ids.length > q.limit };
+}
