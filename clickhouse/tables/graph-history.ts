@@ -10,6 +10,9 @@
 // A depth-k neighbourhood is k bounded queries, one a level: the edges
 // touching the nodes found so far (ids as parameters), of the org, first
 // seen before the moment, most recently seen first, at most the room left.
+// Edges touching nodes are read in two parts, each in an order that finds
+// them together: by source from the table, by target from its by_target
+// projection (migration 038).
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams, whereClause } from '../sql.js';
@@ -44,10 +47,20 @@ const EdgeRow = z.object({
   artifact_count: z.union([z.string(), z.number()]),
 });
 
-/** Per edge: its rows folded (an AggregatingMergeTree holds unmerged parts until merges catch up). */
+/** Per edge: its rows folded (an AggregatingMergeTree holds unmerged parts until merges catch up); FROM follows. */
 const FOLDED_EDGE = `SELECT id, any(type) AS edge_type, any(source_id) AS src, any(target_id) AS dst,
-       min(first_seen) AS first, max(last_seen) AS last, uniqCombined64Merge(artifacts) AS artifact_count
-FROM edges`;
+       min(first_seen) AS first, max(last_seen) AS last, uniqCombined64Merge(artifacts) AS artifact_count`;
+
+/**
+ * The edge rows touching the ids named `nodes` (idList) that meet `conditions`: those
+ * from them out of the table's order, those to them out of the by_target
+ * projection's. An edge between two of the nodes comes twice, which folding
+ * by id absorbs (merging the same artifact sketch twice counts it once).
+ */
+function touchingRows(org: string, nodes: string, conditions: string[]): string {
+  const side = (column: string) => `SELECT * FROM edges ${whereClause([`org_id = ${org}`, `${column} IN ${nodes}`, ...conditions])}`;
+  return `(${side('source_id')} UNION ALL ${side('target_id')})`;
+}
 
 function timedEdge(row: unknown, before: number): TimedEdge {
   const r = EdgeRow.parse(row);
@@ -83,11 +96,20 @@ function typeConditions(orgParam: string, types: TypeFilter, kept: string | null
   return where;
 }
 
+/**
+ * A list of ids bound once as `name` for the whole statement: the embedded
+ * engine gets parameters written into the statement (inline-params.ts), and
+ * 2000 ids written at each use would pass the longest statement it parses.
+ */
+function idList(name: string, ids: string[], params: SqlParams): string {
+  return `WITH ${params.add(ids, 'Array(UUID)')} AS ${name}`;
+}
+
 interface LevelQuery {
   /** Edges touching these nodes. */
   frontier: string[];
   /** Edges found at earlier levels, left out. */
-  known: string[];
+  known: Set<string>;
   /** First seen before this (ms, exclusive). */
   before: number;
   types: TypeFilter;
@@ -98,16 +120,20 @@ interface LevelQuery {
 async function edgesTouching(store: Store, orgId: string, q: LevelQuery): Promise<TimedEdge[]> {
   const params = new SqlParams();
   const org = params.add(orgId, 'String');
-  const frontier = params.add(q.frontier, 'Array(UUID)');
-  const where = [`org_id = ${org}`, `source_id IN ${frontier} OR target_id IN ${frontier}`, ...typeConditions(org, q.types, frontier, params)];
-  if (q.known.length) where.push(`id NOT IN ${params.add(q.known, 'Array(UUID)')}`);
+  const ids = idList('frontier_ids', q.frontier, params);
+  // Known edges touching the frontier are left out here rather than in the statement, which then holds one list of ids;
+  // there are at most as many as are known.
   const rows = await queryRows(
     store,
-    `${FOLDED_EDGE} ${whereClause(where)} GROUP BY id HAVING first < ${time(q.before, params)}
-     ORDER BY last DESC, id LIMIT ${params.add(q.room + 1, 'UInt32')}`,
+    `${ids} ${FOLDED_EDGE} FROM ${touchingRows(org, 'frontier_ids', typeConditions(org, q.types, 'frontier_ids', params))}
+     GROUP BY id HAVING first < ${time(q.before, params)}
+     ORDER BY last DESC, id LIMIT ${params.add(q.room + 1 + q.known.size, 'UInt32')}`,
     params,
   );
-  return rows.map((r) => timedEdge(r, q.before));
+  return rows
+    .map((r) => timedEdge(r, q.before))
+    .filter((e) => !q.known.has(e.id))
+    .slice(0, q.room + 1);
 }
 
 export interface Neighbourhood {
@@ -133,7 +159,7 @@ export async function neighbourhoodBefore(
   let frontier = [nodeId];
   for (let level = 1; level <= depth && frontier.length > 0; level++) {
     const room = limit - edges.length;
-    const found = await edgesTouching(store, orgId, { frontier, known: edges.map((e) => e.id), before, types, room });
+    const found = await edgesTouching(store, orgId, { frontier, known: new Set(edges.map((e) => e.id)), before, types, room });
     const next: string[] = [];
     for (const edge of found.slice(0, room)) {
       edges.push({ ...edge, depth: level });
@@ -161,11 +187,38 @@ export interface ChangeQuery {
   limit: number;
 }
 
-/** What "new" and "quiet" mean on the folded first/last seen, and which come first when the list is cut. */
-function changeClause(kind: ChangeKind, q: ChangeQuery, params: SqlParams): { having: string; orderBy: string } {
-  return kind === 'new'
-    ? { having: `first >= ${time(q.start, params)} AND first < ${time(q.end, params)}`, orderBy: 'first DESC, id' }
-    : { having: `last < ${time(q.start, params)}`, orderBy: 'last DESC, id' };
+/** The day before start, then 16 and 256 times as far back, then all before start: where went-quiet edges are looked for first. */
+const QUIET_WINDOWS_MS = [86_400_000, 16 * 86_400_000, 256 * 86_400_000, null];
+
+/**
+ * The folded rows (`select` over `source`, a FROM of rows in scope) of the
+ * ids that were new in [start, end) or went quiet before start, first
+ * `limit` in order and whether there were more.
+ *
+ * Only ids with a row in the range are folded, not every id in scope: a new
+ * one has its first row there, and one that went quiet has its last row
+ * before start, so the day before start is looked at first (and farther back
+ * only when it holds too few). Folding every id would read all the graph.
+ */
+async function changedRows(store: Store, select: string, scope: (params: SqlParams) => { ids: string; source: string }, kind: ChangeKind, q: ChangeQuery): Promise<{ rows: unknown[]; truncated: boolean }> {
+  for (const windowMs of kind === 'new' ? [null] : QUIET_WINDOWS_MS) {
+    const params = new SqlParams();
+    const { ids, source } = scope(params);
+    const [start, end] = [time(q.start, params), time(q.end, params)];
+    const inRange =
+      kind === 'new'
+        ? `first_seen >= ${start} AND first_seen < ${end}`
+        : `last_seen < ${start}${windowMs === null ? '' : ` AND last_seen >= ${time(q.start - windowMs, params)}`}`;
+    const [having, orderBy] = kind === 'new' ? [`first >= ${start} AND first < ${end}`, 'first DESC, id'] : [`last < ${start}`, 'last DESC, id'];
+    const rows = await queryRows(
+      store,
+      `${ids} ${select} FROM ${source} WHERE id IN (SELECT id FROM ${source} WHERE ${inRange})
+       GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
+      params,
+    );
+    if (rows.length > q.limit || windowMs === null) return { rows: rows.slice(0, q.limit), truncated: rows.length > q.limit };
+  }
+  throw new Error('unreachable: the last window is unbounded');
 }
 
 /**
@@ -173,32 +226,22 @@ function changeClause(kind: ChangeKind, q: ChangeQuery, params: SqlParams): { ha
  * before start ("quiet", the most recently quiet first), at most `limit`.
  */
 export async function changedEdges(store: Store, orgId: string, kind: ChangeKind, q: ChangeQuery): Promise<{ edges: TimedEdge[]; truncated: boolean }> {
-  const params = new SqlParams();
-  const org = params.add(orgId, 'String');
-  const around = q.around ? params.add(q.around, 'Array(UUID)') : null;
-  const where = [`org_id = ${org}`, ...typeConditions(org, q.types, around, params)];
-  if (around) where.push(`source_id IN ${around} OR target_id IN ${around}`);
-  const { having, orderBy } = changeClause(kind, q, params);
-  const rows = await queryRows(
-    store,
-    `${FOLDED_EDGE} ${whereClause(where)} GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
-    params,
-  );
-  return { edges: rows.slice(0, q.limit).map((r) => timedEdge(r, q.end)), truncated: rows.length > q.limit };
+  const scope = (params: SqlParams) => {
+    const org = params.add(orgId, 'String');
+    if (!q.around) return { ids: '', source: `(SELECT * FROM edges ${whereClause([`org_id = ${org}`, ...typeConditions(org, q.types, null, params)])})` };
+    return { ids: idList('around_ids', q.around, params), source: touchingRows(org, 'around_ids', typeConditions(org, q.types, 'around_ids', params)) };
+  };
+  const { rows, truncated } = await changedRows(store, FOLDED_EDGE, scope, kind, q);
+  return { edges: rows.map((r) => timedEdge(r, q.end)), truncated };
 }
 
 /** Node ids first seen in [start, end) or last seen before start, of the whole org, in the order changedEdges uses. */
 export async function changedNodeIds(store: Store, orgId: string, kind: ChangeKind, q: Omit<ChangeQuery, 'around'>): Promise<{ ids: string[]; truncated: boolean }> {
-  const params = new SqlParams();
-  const where = [`org_id = ${params.add(orgId, 'String')}`];
-  if (q.types.nodeTypes) where.push(`type IN ${params.add(q.types.nodeTypes, 'Array(String)')}`);
-  const { having, orderBy } = changeClause(kind, q, params);
-  const rows = await queryRows(
-    store,
-    `SELECT id, min(first_seen) AS first, max(last_seen) AS last FROM nodes ${whereClause(where)}
-     GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
-    params,
-  );
-  const ids = rows.map((r) => z.object({ id: z.string() }).parse(r).id);
-  return { ids: ids.slice(0, q.limit), truncated: ids.length > q.limit };
+  const scope = (params: SqlParams) => {
+    const where = [`org_id = ${params.add(orgId, 'String')}`];
+    if (q.types.nodeTypes) where.push(`type IN ${params.add(q.types.nodeTypes, 'Array(String)')}`);
+    return { ids: '', source: `(SELECT * FROM nodes ${whereClause(where)})` };
+  };
+  const { rows, truncated } = await changedRows(store, 'SELECT id, min(first_seen) AS first, max(last_seen) AS last', scope, kind, q);
+  return { ids: rows.map((r) => z.object({ id: z.string() }).parse(r).id), truncated };
 }

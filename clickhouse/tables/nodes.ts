@@ -192,11 +192,16 @@ export interface SeenNode {
 
 const SeenNodeRow = NodeRow.extend({ last_seen: z.string() });
 
+/** Ids one statement of seenNodes names: the embedded engine gets them written into it, whose length is bounded. */
+const SEEN_NODES_BATCH = 2000;
+
 /** These nodes of the org (ids of other orgs find nothing), with flags and first and last seen. */
 export async function seenNodes(store: Store, orgId: string, scopes: GraphScopes, ids: string[]): Promise<Map<string, SeenNode>> {
-  if (ids.length === 0) return new Map();
-  const params = new SqlParams();
-  const rows = await queryRows(store, nodeQuery(orgId, scopes, { ids, flags: {} }, params), params, JOIN_SETTINGS);
+  const rows: unknown[] = [];
+  for (let i = 0; i < ids.length; i += SEEN_NODES_BATCH) {
+    const params = new SqlParams();
+    rows.push(...(await queryRows(store, nodeQuery(orgId, scopes, { ids: ids.slice(i, i + SEEN_NODES_BATCH), flags: {} }, params), params, JOIN_SETTINGS)));
+  }
   return new Map(
     rows.map((row) => {
       const r = SeenNodeRow.parse(row);

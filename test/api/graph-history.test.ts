@@ -208,8 +208,12 @@ beforeAll(async () => {
   api = await startTestApi();
   // The other org's graph shares the centre's id, so a query that forgot the org would find its edges.
   const foreign = other.edgeRows.map((r) => (r.source_id === other.centre.id ? { ...r, source_id: graph.centre.id } : r));
-  await insertNodeSightings(api.runtime.store, [...graph.nodeRows, ...other.nodeRows]);
-  await insertEdgeSightings(api.runtime.store, [...graph.edgeRows, ...foreign]);
+  // In three inserts, so that an edge has rows in several parts, as between merges, which every read must fold.
+  const rows = [...graph.edgeRows, ...foreign];
+  for (let part = 0; part < 3; part++) {
+    await insertNodeSightings(api.runtime.store, [...graph.nodeRows, ...other.nodeRows].filter((_, i) => i % 3 === part));
+    await insertEdgeSightings(api.runtime.store, rows.filter((_, i) => i % 3 === part));
+  }
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -399,6 +403,11 @@ describe('GET /v1/graph/changes', () => {
     expect(cut.truncated).toBe(true);
     expect(cut.new.nodes).toHaveLength(1);
     expectFirstOf(cut.new.edges, newEdges, firstSeen, 1);
+    // The edge that went quiet most recently.
+    const quietEdges = graph.edges.filter((e) => lastSeen(e) < start);
+    expect(quietEdges.length).toBeGreaterThan(1);
+    expect(cut.quiet.truncated).toBe(true);
+    expectFirstOf(cut.quiet.edges, quietEdges, lastSeen, 1);
   });
 
   it("answers 400 past its bounds, 404 for another organization's node, and never shows its changes", async () => {
@@ -422,6 +431,35 @@ describe('GET /v1/graph/changes', () => {
     const ours = new Set([...graph.nodes.map((n) => n.id), ...graph.edges.map((e) => e.id)]);
     expect(out.new.nodes.length + out.new.edges.length).toBe(graph.nodes.length + graph.edges.length);
     expect([...out.new.nodes, ...out.new.edges].every((x) => ours.has(x.id))).toBe(true);
+  });
+});
+
+describe('at the bounds', () => {
+  it('answers a neighbourhood and its changes of 2000 edges, cut there', async () => {
+    // A hub with 1,100 neighbours, each with one more edge: 2,200 edges within two of it, in an org of their own.
+    const org = `org-${randomUUID().slice(0, 8)}`;
+    const hub = { id: randomUUID(), type: 'host', value: 'hub' };
+    const nodes: NodeSighting[] = [{ org_id: org, ...hub, first_seen: at(0), last_seen: at(5) }];
+    const edges: EdgeSightingRow[] = [];
+    for (let i = 0; i < 1100; i++) {
+      const [near, far] = [randomUUID(), randomUUID()];
+      nodes.push({ org_id: org, id: near, type: 'IP', value: `10.1.${i >> 8}.${i & 255}`, first_seen: at(1), last_seen: at(4) });
+      nodes.push({ org_id: org, id: far, type: 'IP', value: `10.2.${i >> 8}.${i & 255}`, first_seen: at(2), last_seen: at(3) });
+      edges.push({ org_id: org, id: randomUUID(), type: 'communicates_with', source_id: hub.id, target_id: near, artifact_id: randomUUID(), seen_at: at(1, i % 24) });
+      edges.push({ org_id: org, id: randomUUID(), type: 'communicates_with', source_id: far, target_id: near, artifact_id: randomUUID(), seen_at: at(2, i % 24) });
+    }
+    await insertNodeSightings(api.runtime.store, nodes);
+    await insertEdgeSightings(api.runtime.store, edges);
+    const token = api.token('all', org);
+    const out = await get<Neighbourhood>(`/api/v1/graph/neighbourhood?node_id=${hub.id}&depth=3&limit=2000`, token);
+    expect(out.truncated).toBe(true);
+    expect(out.edges).toHaveLength(2000);
+    expect(out.nodes).toHaveLength(1 + 1100 + 900);
+    const changes = await get<Changes>(`/api/v1/graph/changes?start=${at(2)}&end=${at(3)}&node_id=${hub.id}&depth=3&limit=2000`, token);
+    // Within three of the hub as of day 3 (cut at 2000 edges), 1,100 edges were first seen on day 2: 2,000 is the bound, so all are there.
+    expect(changes.new.edges).toHaveLength(1100);
+    expect(changes.new.nodes).toHaveLength(1100);
+    expect(changes.truncated).toBe(true);
   });
 });
 
