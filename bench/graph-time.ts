@@ -98,10 +98,13 @@ async function generate(org: string, edges: number): Promise<void> {
 }
 
 console.log(machineLine());
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 if ((await scalar(`SELECT uniqExact(id) AS n FROM edges WHERE org_id = '${ORG}'`)) === 0) {
   const started = performance.now();
   await generate(ORG, EDGES);
   await generate(OTHER_ORG, Math.round(EDGES / 10));
+  // Merges start a little after the inserts: wait, then for them to end, so that the store is measured at rest.
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
   console.log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s; merges settled in ${(await settle(store)).toFixed(0)} s`);
 }
 const edgeCount = await scalar(`SELECT uniqExact(id) AS n FROM edges WHERE org_id = '${ORG}'`);
@@ -140,42 +143,56 @@ async function timed(pathAndQuery: string): Promise<{ ms: number; data: Answer }
 const iso = (ms: number) => new Date(ms).toISOString();
 const size = (a: Answer) => (a.edges ? a.edges.length : (a.new?.edges.length ?? 0) + (a.quiet?.edges.length ?? 0));
 
-async function measure(name: string, query: (run: number) => string): Promise<void> {
-  const times: number[] = [];
-  const sizes: number[] = [];
-  let truncated = 0;
-  for (let run = 0; run <= RUNS; run++) {
-    const { ms, data } = await timed(query(run));
-    if (run === 0) continue; // warm-up
-    times.push(ms);
-    sizes.push(size(data));
-    if (data.truncated) truncated++;
-  }
-  console.log(
-    `  ${name.padEnd(46)} p50 ${percentile(times, 50).toFixed(0).padStart(4)} ms  p95 ${percentile(times, 95).toFixed(0).padStart(4)} ms  max ${Math.max(...times).toFixed(0).padStart(4)} ms` +
-      `  (edges answered: median ${percentile(sizes, 50)}, max ${Math.max(...sizes)}; truncated ${truncated}/${RUNS})`,
-  );
+interface Scenario {
+  route: 'neighbourhood' | 'changes';
+  name: string;
+  query: (run: number) => string;
 }
 
 const past = NOW - 45 * DAY_MS;
 const node = (run: number) => sample[run % sample.length]!;
-console.log(`GET /v1/graph/neighbourhood, ${RUNS} runs each after a warm-up, a different node each run:`);
-await measure('depth 1, as_of now', (run) => `/graph/neighbourhood?node_id=${node(run)}`);
-await measure('depth 1, as_of 45 days ago', (run) => `/graph/neighbourhood?node_id=${node(run)}&as_of=${iso(past)}`);
-await measure('depth 2, as_of now', (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2`);
-await measure('depth 2, as_of 45 days ago', (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&as_of=${iso(past)}`);
-await measure('depth 2, as_of now, limit 2000', (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&limit=2000`);
-await measure('depth 3, as_of now', (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=3`);
-await measure('depth 2, types=IP,communicates_with', (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&types=IP,communicates_with`);
-await measure('busiest node, depth 1, limit 2000', () => `/graph/neighbourhood?node_id=${hub!.id}&limit=2000`);
-await measure('busiest node, depth 2, as_of 45 days ago', () => `/graph/neighbourhood?node_id=${hub!.id}&depth=2&as_of=${iso(past)}`);
-console.log('GET /v1/graph/changes:');
-await measure('organization-wide, last day', () => `/graph/changes?start=${iso(NOW - DAY_MS)}&end=${iso(NOW)}`);
-await measure('organization-wide, a week 30 days ago', () => `/graph/changes?start=${iso(NOW - 37 * DAY_MS)}&end=${iso(NOW - 30 * DAY_MS)}`);
-await measure('around a node, depth 1, last week', (run) => `/graph/changes?start=${iso(NOW - 7 * DAY_MS)}&end=${iso(NOW)}&node_id=${node(run)}`);
-await measure('around a node, depth 2, last week', (run) => `/graph/changes?start=${iso(NOW - 7 * DAY_MS)}&end=${iso(NOW)}&node_id=${node(run)}&depth=2`);
-await measure('around a node, depth 3, last week', (run) => `/graph/changes?start=${iso(NOW - 7 * DAY_MS)}&end=${iso(NOW)}&node_id=${node(run)}&depth=3`);
+const week = `start=${iso(NOW - 7 * DAY_MS)}&end=${iso(NOW)}`;
+const scenarios: Scenario[] = [
+  { route: 'neighbourhood', name: 'depth 1, as_of now', query: (run) => `/graph/neighbourhood?node_id=${node(run)}` },
+  { route: 'neighbourhood', name: 'depth 1, as_of 45 days ago', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&as_of=${iso(past)}` },
+  { route: 'neighbourhood', name: 'depth 2, as_of now', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2` },
+  { route: 'neighbourhood', name: 'depth 2, as_of 45 days ago', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&as_of=${iso(past)}` },
+  { route: 'neighbourhood', name: 'depth 2, as_of now, limit 2000', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&limit=2000` },
+  { route: 'neighbourhood', name: 'depth 3, as_of now', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=3` },
+  { route: 'neighbourhood', name: 'depth 2, types=IP,communicates_with', query: (run) => `/graph/neighbourhood?node_id=${node(run)}&depth=2&types=IP,communicates_with` },
+  { route: 'neighbourhood', name: 'busiest node, depth 1, limit 2000', query: () => `/graph/neighbourhood?node_id=${hub!.id}&limit=2000` },
+  { route: 'neighbourhood', name: 'busiest node, depth 2, as_of 45 days ago', query: () => `/graph/neighbourhood?node_id=${hub!.id}&depth=2&as_of=${iso(past)}` },
+  { route: 'changes', name: 'around a node, depth 1, last week', query: (run) => `/graph/changes?${week}&node_id=${node(run)}` },
+  { route: 'changes', name: 'around a node, depth 2, last week', query: (run) => `/graph/changes?${week}&node_id=${node(run)}&depth=2` },
+  { route: 'changes', name: 'around a node, depth 3, last week', query: (run) => `/graph/changes?${week}&node_id=${node(run)}&depth=3` },
+  { route: 'changes', name: 'organization-wide, last day', query: () => `/graph/changes?start=${iso(NOW - DAY_MS)}&end=${iso(NOW)}` },
+  { route: 'changes', name: 'organization-wide, a week 30 days ago', query: () => `/graph/changes?start=${iso(NOW - 37 * DAY_MS)}&end=${iso(NOW - 30 * DAY_MS)}` },
+];
 
+// Round by round, every scenario once a round (the first round a warm-up), so that the load other work puts on the
+// shared cores falls on every scenario alike.
+const results = scenarios.map(() => ({ times: [] as number[], sizes: [] as number[], truncated: 0 }));
+for (let run = 0; run <= RUNS; run++) {
+  for (const [i, scenario] of scenarios.entries()) {
+    const { ms, data } = await timed(scenario.query(run));
+    if (run === 0) continue;
+    results[i]!.times.push(ms);
+    results[i]!.sizes.push(size(data));
+    if (data.truncated) results[i]!.truncated++;
+  }
+}
+for (const route of ['neighbourhood', 'changes'] as const) {
+  console.log(`GET /v1/graph/${route}, ${RUNS} rounds after a warm-up round, a different node each round:`);
+  for (const [i, scenario] of scenarios.entries()) {
+    if (scenario.route !== route) continue;
+    const { times, sizes, truncated } = results[i]!;
+    console.log(
+      `  ${scenario.name.padEnd(46)} p50 ${percentile(times, 50).toFixed(0).padStart(4)} ms  p95 ${percentile(times, 95).toFixed(0).padStart(4)} ms  max ${Math.max(...times).toFixed(0).padStart(4)} ms` +
+        `  (edges answered: median ${percentile(sizes, 50)}, max ${Math.max(...sizes)}; truncated ${truncated}/${RUNS})`,
+    );
+  }
+}
+console.log(`load average ${loadAverage()}`);
 server.close();
 await runtime.close();
 if (!args.keep) fs.rmSync(dataDir, { recursive: true, force: true });

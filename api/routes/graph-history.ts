@@ -65,7 +65,7 @@ const ChangesQuery = z
   .object({
     start: Timestamp,
     end: Timestamp,
-    node_id: z.uuid({ message: 'node_id must be a UUID' }).optional().describe("only this node's neighbourhood (as of end); absent: the whole organization"),
+    node_id: z.uuid({ message: 'node_id must be a UUID' }).optional().describe("only this node's neighbourhood (as of end, at most limit edges); absent: the whole organization"),
     depth: Depth.optional().describe('with node_id: how far around it (default 1)'),
     types: Types.optional(),
     limit: GraphLimit.describe(`items at most in each list (default ${DEFAULT_GRAPH_LIMIT}); past it that list says truncated`),
@@ -169,8 +169,8 @@ export const graphHistoryRoutes = [
     path: '/v1/graph/changes',
     summary: 'Nodes and edges first seen in [start, end) (new) and those last seen before start (went quiet), around a node or organization-wide',
     description:
-      'With node_id, within depth of it (its neighbourhood as of end, at most ' +
-      `${MAX_GRAPH_LIMIT} edges); without, the whole organization. Each list holds at most limit items and says when it was truncated. ` +
+      'With node_id, within depth of it (its neighbourhood as of end, read as the neighbourhood route reads it, at most limit edges); ' +
+      'without, the whole organization. Each list holds at most limit items and says when it was truncated. ' +
       'Only first and last sightings are stored, so an edge seen before start and again after end is in neither list. See docs/graph.md.',
     tag: 'Graph',
     permission: 'graph:read',
@@ -186,29 +186,29 @@ export const graphHistoryRoutes = [
       if (query.node_id) {
         if (!(await seenNodes(deps.store, auth.orgId, scopes, [query.node_id])).has(query.node_id)) throw notFound('node');
         // Changed edges within depth touch a node within depth - 1 of node_id.
-        const inner = await neighbourhoodBefore(deps.store, auth.orgId, { nodeId: query.node_id, before: end, depth: (query.depth ?? 1) - 1, types, limit: MAX_GRAPH_LIMIT });
+        const inner = await neighbourhoodBefore(deps.store, auth.orgId, { nodeId: query.node_id, before: end, depth: (query.depth ?? 1) - 1, types, limit: query.limit });
         around = [...inner.depths.keys()];
         aroundTruncated = inner.truncated;
       }
       const changeQuery: ChangeQuery = { start, end, around, types, limit: query.limit };
-      const kinds: ChangeKind[] = ['new', 'quiet'];
-      const edgeLists = await Promise.all(kinds.map((kind) => changedEdges(deps.store, auth.orgId, kind, changeQuery)));
       // Around a node, its changed nodes are the ends of its changed edges (a node comes with its first edge, and leaves with its last);
       // organization-wide, nodes change without an edge too.
-      const nodeLists = around
-        ? null
-        : await Promise.all(kinds.map((kind) => changedNodeIds(deps.store, auth.orgId, kind, changeQuery)));
-      const endIds = edgeLists.flatMap(({ edges }) => edges.flatMap((e) => [e.source_id, e.target_id]));
-      const nodes = await seenNodes(deps.store, auth.orgId, scopes, [...new Set([...endIds, ...(nodeLists?.flatMap((l) => l.ids) ?? [])])]);
+      const [edgeChanges, nodeChanges] = await Promise.all([
+        changedEdges(deps.store, auth.orgId, changeQuery),
+        around ? null : changedNodeIds(deps.store, auth.orgId, changeQuery),
+      ]);
+      const endIds = [...edgeChanges.new.items, ...edgeChanges.quiet.items].flatMap((e) => [e.source_id, e.target_id]);
+      const changedNodes = nodeChanges ? [...nodeChanges.new.items, ...nodeChanges.quiet.items] : [];
+      const nodes = await seenNodes(deps.store, auth.orgId, scopes, [...new Set([...endIds, ...changedNodes])]);
 
-      const listOf = (kind: ChangeKind, index: number) => {
-        const { edges, truncated: edgesTruncated } = edgeLists[index]!;
+      const listOf = (kind: ChangeKind) => {
+        const { items: edges, truncated: edgesTruncated } = edgeChanges[kind];
         const changed = (n: SeenNode) => (kind === 'new' ? Date.parse(n.first_seen) >= start && Date.parse(n.first_seen) < end : Date.parse(n.last_seen) < start);
         const order = (n: SeenNode) => (kind === 'new' ? n.first_seen : n.last_seen);
         let nodeIds: string[];
         let nodesTruncated: boolean;
-        if (nodeLists) {
-          ({ ids: nodeIds, truncated: nodesTruncated } = nodeLists[index]!);
+        if (nodeChanges) {
+          ({ items: nodeIds, truncated: nodesTruncated } = nodeChanges[kind]);
         } else {
           const ends = [...new Set(edges.flatMap((e) => [e.source_id, e.target_id]))].map((id) => nodes.get(id)).filter((n): n is SeenNode => n !== undefined && changed(n));
           ends.sort((a, b) => order(b).localeCompare(order(a)) || a.id.localeCompare(b.id));
@@ -225,7 +225,7 @@ export const graphHistoryRoutes = [
           truncated: edgesTruncated || nodesTruncated,
         };
       };
-      const [added, quiet] = [listOf('new', 0), listOf('quiet', 1)];
+      const [added, quiet] = [listOf('new'), listOf('quiet')];
       const truncated = aroundTruncated || added.truncated || quiet.truncated;
       return {
         message: `${added.nodes.length} new node(s), ${added.edges.length} new edge(s); ${quiet.nodes.length} node(s) and ${quiet.edges.length} edge(s) went quiet${truncated ? ' (truncated)' : ''}`,

@@ -187,61 +187,92 @@ export interface ChangeQuery {
   limit: number;
 }
 
+/** Each kind of change: what is in it (the first `limit`) and whether there was more. */
+export type Changes<T> = Record<ChangeKind, { items: T[]; truncated: boolean }>;
+
 /** The day before start, then 16 and 256 times as far back, then all before start: where went-quiet edges are looked for first. */
 const QUIET_WINDOWS_MS = [86_400_000, 16 * 86_400_000, 256 * 86_400_000, null];
 
+/** The rows a change is looked for in; `small` when they are a neighbourhood's, few enough to fold all. */
+type Scope = (params: SqlParams) => { ids: string; source: string; small?: boolean };
+
+const ChangedRow = z.object({ id: z.string(), is_new: z.union([z.number(), z.boolean()]) });
+
 /**
- * The folded rows (`select` over `source`, a FROM of rows in scope) of the
- * ids that were new in [start, end) or went quiet before start, first
- * `limit` in order and whether there were more.
+ * The ids in scope (`source`, a FROM of the rows in scope, which may use the
+ * id list `ids` binds) that were new in [start, end) (newest first) and
+ * those that went quiet before start (the most recently quiet first), the
+ * first `limit` of each, in one statement: the two are disjoint (a quiet
+ * one was last seen before start).
  *
- * Only ids with a row in the range are folded, not every id in scope: a new
- * one has its first row there, and one that went quiet has its last row
- * before start, so the day before start is looked at first (and farther back
- * only when it holds too few). Folding every id would read all the graph.
+ * Organization-wide, only ids with a row in the range are folded, and only
+ * by first and last seen: a new one has its first row in [start, end), and
+ * one that went quiet its last row before start, so the day before start is
+ * looked at first (and farther back only while it holds too few). Folding
+ * every id would read all the graph.
  */
-async function changedRows(store: Store, select: string, scope: (params: SqlParams) => { ids: string; source: string }, kind: ChangeKind, q: ChangeQuery): Promise<{ rows: unknown[]; truncated: boolean }> {
-  for (const windowMs of kind === 'new' ? [null] : QUIET_WINDOWS_MS) {
+async function changedIds(store: Store, scope: Scope, q: ChangeQuery): Promise<Changes<string>> {
+  let found: Changes<string> | undefined;
+  for (const windowMs of QUIET_WINDOWS_MS) {
     const params = new SqlParams();
-    const { ids, source } = scope(params);
+    const { ids, source, small } = scope(params);
     const [start, end] = [time(q.start, params), time(q.end, params)];
-    const inRange =
-      kind === 'new'
-        ? `first_seen >= ${start} AND first_seen < ${end}`
-        : `last_seen < ${start}${windowMs === null ? '' : ` AND last_seen >= ${time(q.start - windowMs, params)}`}`;
-    const [having, orderBy] = kind === 'new' ? [`first >= ${start} AND first < ${end}`, 'first DESC, id'] : [`last < ${start}`, 'last DESC, id'];
+    // Once the new ones are known, later rounds look for quiet ones alone.
+    const lookForNew = !found;
+    const newRows = `first_seen >= ${start} AND first_seen < ${end}`;
+    const quietRows = `last_seen < ${start}${windowMs === null ? '' : ` AND last_seen >= ${time(q.start - windowMs, params)}`}`;
+    const candidates = small ? '' : `WHERE id IN (SELECT id FROM ${source} WHERE ${lookForNew ? `(${newRows}) OR ` : ''}(${quietRows}))`;
+    const isNew = `first >= ${start} AND first < ${end}`;
     const rows = await queryRows(
       store,
-      `${ids} ${select} FROM ${source} WHERE id IN (SELECT id FROM ${source} WHERE ${inRange})
-       GROUP BY id HAVING ${having} ORDER BY ${orderBy} LIMIT ${params.add(q.limit + 1, 'UInt32')}`,
+      `${ids} SELECT id, ${isNew} AS is_new FROM (
+         SELECT id, min(first_seen) AS first, max(last_seen) AS last FROM ${source} ${candidates}
+         GROUP BY id HAVING ${lookForNew ? `(${isNew}) OR ` : ''}last < ${start})
+       ORDER BY is_new DESC, if(is_new, first, last) DESC, id LIMIT ${params.add(q.limit + 1, 'UInt32')} BY is_new`,
       params,
     );
-    if (rows.length > q.limit || windowMs === null) return { rows: rows.slice(0, q.limit), truncated: rows.length > q.limit };
+    const parsed = rows.map((r) => ChangedRow.parse(r));
+    const of = (isNewKind: boolean) => {
+      const kindIds = parsed.filter((r) => Boolean(r.is_new) === isNewKind).map((r) => r.id);
+      return { items: kindIds.slice(0, q.limit), truncated: kindIds.length > q.limit };
+    };
+    found = { new: found?.new ?? of(true), quiet: of(false) };
+    if (small || found.quiet.truncated || windowMs === null) return found;
   }
   throw new Error('unreachable: the last window is unbounded');
 }
 
 /**
- * Edges first seen in [start, end) ("new", newest first), or last seen
- * before start ("quiet", the most recently quiet first), at most `limit`.
+ * Edges first seen in [start, end) ("new", newest first), and last seen
+ * before start ("quiet", the most recently quiet first), at most `limit` of
+ * each: which they are, then those alone folded with their types, ends and
+ * counts.
  */
-export async function changedEdges(store: Store, orgId: string, kind: ChangeKind, q: ChangeQuery): Promise<{ edges: TimedEdge[]; truncated: boolean }> {
-  const scope = (params: SqlParams) => {
+export async function changedEdges(store: Store, orgId: string, q: ChangeQuery): Promise<Changes<TimedEdge>> {
+  const scope: Scope = (params) => {
     const org = params.add(orgId, 'String');
     if (!q.around) return { ids: '', source: `(SELECT * FROM edges ${whereClause([`org_id = ${org}`, ...typeConditions(org, q.types, null, params)])})` };
-    return { ids: idList('around_ids', q.around, params), source: touchingRows(org, 'around_ids', typeConditions(org, q.types, 'around_ids', params)) };
+    return { ids: idList('around_ids', q.around, params), source: touchingRows(org, 'around_ids', typeConditions(org, q.types, 'around_ids', params)), small: true };
   };
-  const { rows, truncated } = await changedRows(store, FOLDED_EDGE, scope, kind, q);
-  return { edges: rows.map((r) => timedEdge(r, q.end)), truncated };
+  const changed = await changedIds(store, scope, q);
+  const chosen = [...changed.new.items, ...changed.quiet.items];
+  const byId = new Map<string, TimedEdge>();
+  if (chosen.length) {
+    const params = new SqlParams();
+    const { ids, source } = scope(params);
+    const rows = await queryRows(store, `${ids} ${FOLDED_EDGE} FROM ${source} WHERE id IN ${params.add(chosen, 'Array(UUID)')} GROUP BY id`, params);
+    for (const row of rows) byId.set(EdgeRow.parse(row).id, timedEdge(row, q.end));
+  }
+  const edgesOf = ({ items, truncated }: { items: string[]; truncated: boolean }) => ({ items: items.flatMap((id) => byId.get(id) ?? []), truncated });
+  return { new: edgesOf(changed.new), quiet: edgesOf(changed.quiet) };
 }
 
-/** Node ids first seen in [start, end) or last seen before start, of the whole org, in the order changedEdges uses. */
-export async function changedNodeIds(store: Store, orgId: string, kind: ChangeKind, q: Omit<ChangeQuery, 'around'>): Promise<{ ids: string[]; truncated: boolean }> {
-  const scope = (params: SqlParams) => {
+/** Node ids first seen in [start, end) and last seen before start, of the whole org, as changedEdges has them. */
+export async function changedNodeIds(store: Store, orgId: string, q: Omit<ChangeQuery, 'around'>): Promise<Changes<string>> {
+  const scope: Scope = (params) => {
     const where = [`org_id = ${params.add(orgId, 'String')}`];
     if (q.types.nodeTypes) where.push(`type IN ${params.add(q.types.nodeTypes, 'Array(String)')}`);
     return { ids: '', source: `(SELECT * FROM nodes ${whereClause(where)})` };
   };
-  const { rows, truncated } = await changedRows(store, 'SELECT id, min(first_seen) AS first, max(last_seen) AS last', scope, kind, q);
-  return { ids: rows.map((r) => z.object({ id: z.string() }).parse(r).id), truncated };
+  return changedIds(store, scope, q);
 }
