@@ -132,12 +132,18 @@ interface Answer {
   quiet?: { nodes: unknown[]; edges: unknown[] };
 }
 
-async function timed(pathAndQuery: string): Promise<{ ms: number; data: Answer }> {
+/**
+ * One request: its latency, and the CPU the process spent meanwhile (server, client and the engine's threads all run
+ * here): what the request costs whatever else holds the shared cores, which its latency depends on.
+ */
+async function timed(pathAndQuery: string): Promise<{ ms: number; cpuMs: number; data: Answer }> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const res = await fetch(`${url}/api/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { data: Answer };
   if (res.status !== 200) throw new Error(`${pathAndQuery} answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms: performance.now() - started, data: body.data };
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, data: body.data };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -171,23 +177,26 @@ const scenarios: Scenario[] = [
 
 // Round by round, every scenario once a round (the first round a warm-up), so that the load other work puts on the
 // shared cores falls on every scenario alike.
-const results = scenarios.map(() => ({ times: [] as number[], sizes: [] as number[], truncated: 0 }));
+const results = scenarios.map(() => ({ times: [] as number[], cpu: [] as number[], sizes: [] as number[], truncated: 0 }));
 for (let run = 0; run <= RUNS; run++) {
   for (const [i, scenario] of scenarios.entries()) {
-    const { ms, data } = await timed(scenario.query(run));
+    const { ms, cpuMs, data } = await timed(scenario.query(run));
     if (run === 0) continue;
     results[i]!.times.push(ms);
+    results[i]!.cpu.push(cpuMs);
     results[i]!.sizes.push(size(data));
     if (data.truncated) results[i]!.truncated++;
   }
 }
+console.log(`load average ${loadAverage()} (other work on the machine shares its cores)`);
 for (const route of ['neighbourhood', 'changes'] as const) {
   console.log(`GET /v1/graph/${route}, ${RUNS} rounds after a warm-up round, a different node each round:`);
   for (const [i, scenario] of scenarios.entries()) {
     if (scenario.route !== route) continue;
-    const { times, sizes, truncated } = results[i]!;
+    const { times, cpu, sizes, truncated } = results[i]!;
     console.log(
       `  ${scenario.name.padEnd(46)} p50 ${percentile(times, 50).toFixed(0).padStart(4)} ms  p95 ${percentile(times, 95).toFixed(0).padStart(4)} ms  max ${Math.max(...times).toFixed(0).padStart(4)} ms` +
+        `  CPU p50 ${percentile(cpu, 50).toFixed(0).padStart(4)} ms  p95 ${percentile(cpu, 95).toFixed(0).padStart(4)} ms` +
         `  (edges answered: median ${percentile(sizes, 50)}, max ${Math.max(...sizes)}; truncated ${truncated}/${RUNS})`,
     );
   }
