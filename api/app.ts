@@ -16,6 +16,7 @@ import { mountRoutes, type ErrorBody, type Route } from './route.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { OTLP_LOGS_PATH, otlpLogsRoute, otlpRoutes } from './routes/otlp.js';
 import { graphRoutes } from './routes/graph.js';
+import { graphHistoryRoutes } from './routes/graph-history.js';
 import { incidentRoutes } from './routes/incidents.js';
 import { observationRoutes } from './routes/observations.js';
 import { leadRoutes } from './routes/leads.js';
@@ -57,6 +58,7 @@ export function allRoutes(): Route[] {
     ...artifactRoutes,
     ...otlpRoutes,
     ...graphRoutes,
+    ...graphHistoryRoutes,
     // Before the lead-rule routes: /v1/lead-rules/pack is not a rule id.
     ...leadRulePackRoutes,
     ...leadRuleRoutes,

@@ -2,7 +2,7 @@
 // edges, and the analyst's flag overrides.
 import { z } from 'zod';
 import { getEdge, listEdges } from '../../clickhouse/tables/edges.js';
-import { FLAG_NAMES, getNode, listNodes, nodeSummaries, setFlagOverrides, type GraphNode } from '../../clickhouse/tables/nodes.js';
+import { FLAG_NAMES, getNode, listNodes, nodeSummaries, setFlagOverrides } from '../../clickhouse/tables/nodes.js';
 import { geoIp, type AsInfo } from '../../pipeline/geoip/geoip.js';
 import { EDGE_TYPES, NODE_TYPES } from '../../topics/index.js';
 import type { Store } from '../../clickhouse/client.js';
@@ -14,7 +14,17 @@ import { IdParams, listData, Pagination, QueryBoolean, Timestamp } from '../sche
 /** Edges listed inside a single-node answer; edge_count says how many there are in all. */
 const MAX_NODE_EDGES = 1000;
 
-const Flags = z.object({ managed: z.boolean(), internal: z.boolean(), trusted: z.boolean(), infrastructure: z.boolean() });
+export const Flags = z.object({ managed: z.boolean(), internal: z.boolean(), trusted: z.boolean(), infrastructure: z.boolean() });
+
+export const GeoSchema = z
+  .object({ country_iso_code: z.string().nullable().describe('ISO 3166-1 alpha-2 country of the address') })
+  .nullable()
+  .describe('IP nodes with a public address: where it is registered (GeoIP); null otherwise');
+
+export const AsSchema = z
+  .object({ number: z.number().int(), organization_name: z.string() })
+  .nullable()
+  .describe('IP nodes with a public address: the autonomous system announcing it; null otherwise');
 
 export const NodeSchema = z.object({
   id: z.string(),
@@ -25,18 +35,12 @@ export const NodeSchema = z.object({
   frameworks: z.array(z.number().int()),
   edge_count: z.number().int(),
   created_at: Timestamp,
-  geo: z
-    .object({ country_iso_code: z.string().nullable().describe('ISO 3166-1 alpha-2 country of the address') })
-    .nullable()
-    .describe('IP nodes with a public address: where it is registered (GeoIP); null otherwise'),
-  as: z
-    .object({ number: z.number().int(), organization_name: z.string() })
-    .nullable()
-    .describe('IP nodes with a public address: the autonomous system announcing it; null otherwise'),
+  geo: GeoSchema,
+  as: AsSchema,
 });
 
 /** A node as the API shows it: geo and as computed when read, like the flags, so a database update applies to every node. */
-export function presentNode<N extends GraphNode>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
+export function presentNode<N extends { type: string; value: string }>(node: N): N & { geo: { country_iso_code: string | null } | null; as: AsInfo | null } {
   const info = node.type === 'IP' ? geoIp().lookup(node.value) : null;
   return { ...node, geo: info ? { country_iso_code: info.country_iso_code } : null, as: info?.as ?? null };
 }

@@ -121,8 +121,8 @@ export function nodeQuery(orgId: string, scopes: GraphScopes, filter: Omit<NodeF
   // Aliases differ from column names on purpose: in ClickHouse an alias
   // shadows the column of the same name in WHERE.
   return `SELECT * FROM (
-      SELECT n.id AS id, n.node_type AS type, n.node_value AS value, n.first AS created_at, ${flagColumns(scopes, params)}
-      FROM (SELECT id, any(type) AS node_type, any(value) AS node_value, min(first_seen) AS first
+      SELECT n.id AS id, n.node_type AS type, n.node_value AS value, n.first AS created_at, n.last AS last_seen, ${flagColumns(scopes, params)}
+      FROM (SELECT id, any(type) AS node_type, any(value) AS node_value, min(first_seen) AS first, max(last_seen) AS last
             FROM nodes ${whereClause(inner)} GROUP BY id) AS n
       LEFT JOIN (SELECT node_id, managed AS o_managed, internal AS o_internal, trusted AS o_trusted, infrastructure AS o_infrastructure
                  FROM node_flag_overrides FINAL WHERE org_id = ${org}) AS o ON o.node_id = n.id
@@ -177,6 +177,39 @@ export async function getNode(store: Store, orgId: string, scopes: GraphScopes, 
   const params = new SqlParams();
   const [row] = await queryRows(store, nodeQuery(orgId, scopes, { ids: [id], flags: {} }, params), params, JOIN_SETTINGS);
   return row ? fromRow(row, orgId, await edgeCounts(store, orgId, [id])) : null;
+}
+
+/** A node with its effective flags and when it was first and last seen (the temporal graph's view of it). */
+export interface SeenNode {
+  id: string;
+  type: string;
+  value: string;
+  flags: Flags;
+  frameworks: number[];
+  first_seen: string;
+  last_seen: string;
+}
+
+const SeenNodeRow = NodeRow.extend({ last_seen: z.string() });
+
+/** Ids one statement of seenNodes names: the embedded engine gets them written into it, whose length is bounded. */
+const SEEN_NODES_BATCH = 2000;
+
+/** These nodes of the org (ids of other orgs find nothing), with flags and first and last seen. */
+export async function seenNodes(store: Store, orgId: string, scopes: GraphScopes, ids: string[]): Promise<Map<string, SeenNode>> {
+  const rows: unknown[] = [];
+  for (let i = 0; i < ids.length; i += SEEN_NODES_BATCH) {
+    const params = new SqlParams();
+    rows.push(...(await queryRows(store, nodeQuery(orgId, scopes, { ids: ids.slice(i, i + SEEN_NODES_BATCH), flags: {} }, params), params, JOIN_SETTINGS)));
+  }
+  return new Map(
+    rows.map((row) => {
+      const r = SeenNodeRow.parse(row);
+      const flags = { managed: Boolean(r.managed), internal: Boolean(r.internal), trusted: Boolean(r.trusted), infrastructure: Boolean(r.infrastructure) };
+      const node: SeenNode = { id: r.id, type: r.type, value: r.value, flags, frameworks: r.frameworks.map(Number), first_seen: toIsoTimestamp(r.created_at), last_seen: toIsoTimestamp(r.last_seen) };
+      return [r.id, node];
+    }),
+  );
 }
 
 /** Records an analyst's flags; a null clears that flag's override. Earlier overrides of other flags stay. */
