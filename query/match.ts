@@ -266,33 +266,6 @@ export function compileMatcher(query: QueryNode, shared?: SharedParts): (target:
   return compile(query, shared);
 }
 
-/**
- * Parsed fields every match of the query has (the artifact's own columns
- * aside): a cheap test that rules out most events before the query runs.
- * A field test needs its field; AND needs what any part needs; OR what
- * every branch needs; NOT and text tests need none.
- */
-export function requiredFields(query: QueryNode): string[] {
-  const needed = (node: QueryNode): Set<string> => {
-    switch (node.kind) {
-      case 'all':
-      case 'text':
-      case 'text_glob':
-      case 'not':
-        return new Set();
-      case 'and':
-        return new Set(node.children.flatMap((c) => [...needed(c)]));
-      case 'or': {
-        const [first, ...rest] = node.children.map(needed);
-        return new Set([...(first ?? [])].filter((f) => rest.every((r) => r.has(f))));
-      }
-      default:
-        return new Set((ARTIFACT_FIELDS as readonly string[]).includes(node.field) ? [] : [node.field]);
-    }
-  };
-  return [...needed(query)];
-}
-
 /** A value of a parsed field (ASCII lower-cased, as equality compares). */
 export interface FieldValuePair {
   field: string;

@@ -72,7 +72,7 @@ export function forEachMatch(
     let at: number | undefined;
     for (const rule of dispatch!.candidates(event.fields, candidates)) {
       if (rule.source && rule.source !== event.source) continue;
-      if (!hasFields(event, rule.requiredFields) || !rule.matches(target)) continue;
+      if (!rule.matches(target)) continue;
       at ??= eventTime(event, now);
       onMatch(rule, index, at, rule.countKeys ? rule.countKeys(target) : NO_KEYS);
     }
@@ -81,10 +81,6 @@ export function forEachMatch(
 
 const NO_KEYS: string[] = [];
 
-function hasFields(event: EnrichedEvent, fields: string[]): boolean {
-  for (const field of fields) if (event.fields[field] === undefined) return false;
-  return true;
-}
 
 function singleFiring({ rule, event, at }: Match): Firing {
   return {

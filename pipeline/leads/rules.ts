@@ -6,7 +6,7 @@
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
-import { compileMatcher, requiredFields, SharedParts, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
+import { compileMatcher, SharedParts, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
 import type { QueryNode } from '../../query/ast.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
@@ -28,8 +28,6 @@ export interface CompiledRule {
   /** The artifact source the rule is limited to (`conditions.source`), if any. */
   source: string | undefined;
   matches: (target: PreparedTarget) => boolean;
-  /** Fields an event must have for the pattern to match: checked first, as it rules out most events for most rules. */
-  requiredFields: string[];
   /** Field values one of which every match has: the rule is filed under them (dispatch.ts); null for none. */
   gate: FieldValuePair[] | null;
   /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
@@ -56,7 +54,7 @@ const DAY_MS = 86_400_000;
 export function compileRule(rule: LeadRule, shared?: SharedParts): CompiledRule {
   const { pattern, threshold, window, group_by, count_distinct, sequence, ordered, first_seen } = rule.conditions;
   const query = parseQuery(pattern);
-  const compiled: CompiledRule = { rule, kind: 'event', source: rule.conditions.source || undefined, matches: compileMatcher(query, shared), requiredFields: requiredFields(query), gate: gateOf(query), groupBy: group_by || undefined };
+  const compiled: CompiledRule = { rule, kind: 'event', source: rule.conditions.source || undefined, matches: compileMatcher(query, shared), gate: gateOf(query), groupBy: group_by || undefined };
   if (sequence && window) {
     // A step written more than once ("five failures, then a success") is tested once per event: its result gives
     // every index it stands at.
