@@ -75,7 +75,7 @@ function sampleLines(): { source: string; raw: string }[] {
 
 type Found = [rule: string, artifact: string, keys: string[]];
 
-/** What findMatches stands for: every rule tried on every event, in the list's order. */
+/** What findMatches stands for: every rule tried on every event, in the list's order; a sequence's events that are none of its steps left out. */
 function tryingEveryRule(events: EnrichedEvent[], rules: CompiledRule[]): Found[] {
   const found: Found[] = [];
   for (const event of events) {
@@ -83,7 +83,10 @@ function tryingEveryRule(events: EnrichedEvent[], rules: CompiledRule[]): Found[
     for (const rule of rules) {
       const { source } = rule.rule.conditions;
       if (source && source !== event.source) continue;
-      if (rule.matches(target)) found.push([rule.rule.id, event.artifact_id, rule.countKeys?.(target) ?? []]);
+      if (!rule.matches(target)) continue;
+      const keys = rule.countKeys?.(target) ?? [];
+      if (rule.steps !== undefined && keys.length === 0) continue;
+      found.push([rule.rule.id, event.artifact_id, keys]);
     }
   }
   return found;

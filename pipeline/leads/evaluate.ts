@@ -73,8 +73,11 @@ export function forEachMatch(
     for (const rule of dispatch!.candidates(event.fields, candidates)) {
       if (rule.source && rule.source !== event.source) continue;
       if (!rule.matches(target)) continue;
+      const keys = rule.countKeys ? rule.countKeys(target) : NO_KEYS;
+      // An event of a sequence's pattern that is none of its steps is no part of it: not counted, not sent on.
+      if (rule.steps !== undefined && keys.length === 0) continue;
       at ??= eventTime(event, now);
-      onMatch(rule, index, at, rule.countKeys ? rule.countKeys(target) : NO_KEYS);
+      onMatch(rule, index, at, keys);
     }
   }
 }
