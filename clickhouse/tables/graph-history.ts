@@ -10,9 +10,8 @@
 // A depth-k neighbourhood is k bounded queries, one a level: the edges
 // touching the nodes found so far (ids as parameters), of the org, first
 // seen before the moment, most recently seen first, at most the room left.
-// Edges touching nodes are read in two parts, each in an order that finds
-// them together: by source from the table, by target from its by_target
-// projection (migration 038).
+// Edges touching nodes are read in two parts: by source, in the table's
+// order, and by target, which reads the organization's edges (docs/graph.md).
 import { z } from 'zod';
 import { toClickHouseTime, toIsoTimestamp, type Store } from '../client.js';
 import { queryRows, SqlParams, whereClause } from '../sql.js';
@@ -53,8 +52,7 @@ const FOLDED_EDGE = `SELECT id, any(type) AS edge_type, any(source_id) AS src, a
 
 /**
  * The edge rows touching the ids named `nodes` (idList) that meet `conditions`: those
- * from them out of the table's order, those to them out of the by_target
- * projection's. An edge between two of the nodes comes twice, which folding
+ * from them, and those to them. An edge between two of the nodes comes twice, which folding
  * by id absorbs (merging the same artifact sketch twice counts it once).
  */
 function touchingRows(org: string, nodes: string, conditions: string[]): string {
