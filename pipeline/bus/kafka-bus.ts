@@ -257,7 +257,7 @@ export class KafkaBus implements Bus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({
+    const newConsumer = () => this.kafka.consumer({
       groupId: this.prefix + options.group,
       allowAutoTopicCreation: false,
       sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
@@ -266,7 +266,7 @@ export class KafkaBus implements Bus {
       minBytes: Math.min(options.maxBatchSize * ESTIMATED_MESSAGE_BYTES, 1024 * 1024),
       maxBytesPerPartition: Math.max(1024 * 1024, options.maxBatchSize * ESTIMATED_MESSAGE_BYTES * 2),
     });
-    const subscription = new KafkaSubscription(consumer, options, this.prefix, () => this.subscriptions.delete(subscription));
+    const subscription = new KafkaSubscription(newConsumer, options, this.prefix, this.options.logger, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
     await subscription.start();
     return subscription;
@@ -310,21 +310,37 @@ export class KafkaBus implements Bus {
   }
 }
 
+/** How long a subscription waits before it starts a new consumer in place of one kafkajs gave up on. */
+const CONSUMER_RESTART_DELAY_MS = 5_000;
+
 class KafkaSubscription implements Subscription {
   private readonly stopping = new AbortController();
+  private consumer: Consumer;
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly newConsumer: () => Consumer,
     private readonly options: SubscribeOptions,
     private readonly prefix: string,
+    private readonly logger: Logger,
     private readonly onStop: () => void,
-  ) {}
+  ) {
+    this.consumer = newConsumer();
+  }
 
   async start(): Promise<void> {
     const { topic, maxBatchSize, handler } = this.options;
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.prefix + topic], fromBeginning: true });
-    await this.consumer.run({
+    const consumer = this.consumer;
+    // kafkajs starts a crashed consumer again only after errors it counts as retriable. After a broker was down
+    // for a while it gave up for good on "Failed to find group coordinator", and the stage consumed nothing more
+    // (test/kafka-producer-reset.test.ts): a new consumer takes over then.
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.stopping.signal.aborted) return;
+      this.logger.warn({ group: this.options.group, topic, err: payload.error.message }, 'kafkajs gave up on a consumer; starting a new one');
+      void this.replaceConsumer();
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.prefix + topic], fromBeginning: true });
+    await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
@@ -345,11 +361,26 @@ class KafkaSubscription implements Subscription {
           if (signal.aborted || isStale()) return;
           const last = chunk[chunk.length - 1]!.offset;
           resolveOffset(last);
-          await this.consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
+          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
           await heartbeat();
         }
       },
     });
+  }
+
+  private async replaceConsumer(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      await sleep(CONSUMER_RESTART_DELAY_MS);
+      if (this.stopping.signal.aborted) return;
+      await this.consumer.disconnect().catch(() => {});
+      this.consumer = this.newConsumer();
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        this.logger.warn({ group: this.options.group, topic: this.options.topic, err: errorMessage(err) }, 'a new consumer could not start; trying again');
+      }
+    }
   }
 
   async stop(): Promise<void> {
