@@ -1,5 +1,6 @@
 // The distributed bus: Kafka through kafkajs. The only module that imports kafkajs.
-import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
+import { randomInt } from 'node:crypto';
+import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type Consumer, type ICustomPartitioner, type LogEntry, type Message, type Producer } from 'kafkajs';
 import { sleep } from '../../lib/backoff.js';
 import { errorMessage, isTransientError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -26,10 +27,10 @@ const TOPIC_LEADER_WAIT_MS = 60_000;
 /** Bytes of message values per produce call. */
 const MAX_SEND_BYTES = 768 * 1024;
 
-/** How often one send starts a new producer after a sequence error before it fails. */
+/** How often one send goes again from a new producer after a sequence error before it fails. */
 const MAX_PRODUCER_RESETS = 3;
 
-/** Errors after which kafkajs's idempotent producer cannot send again (see KafkaBus.replaceProducer). */
+/** Errors after which kafkajs's idempotent producer cannot send again (see KafkaBus.sendNow). */
 const SEQUENCE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
 
 /** The DeleteGroups answer for a group the broker does not know. */
@@ -63,6 +64,35 @@ function chunksByBytes(messages: OutgoingMessage[], maxBytes: number): OutgoingM
   return chunks;
 }
 
+/**
+ * Round robin for messages without a key, as kafkajs's DefaultPartitioner
+ * does, but each message's partition is chosen once. A broker killed in the
+ * middle of a produce request may have written some partitions' batches and
+ * not the others (one of six, seen in test/kafka-producer-reset.test.ts).
+ * kafkajs sends the request again under the same sequence numbers, but
+ * partitions its messages again first: round robin then puts other messages
+ * into each partition, and a written partition's new batch, if as long as
+ * the first, is taken for its duplicate, answered with success and dropped.
+ * With each message's partition kept, the retry's batch is the same batch.
+ * Keyed messages keep the hash of their key.
+ */
+const partitionEachMessageOnce: ICustomPartitioner = () => {
+  const byKey = Partitioners.DefaultPartitioner();
+  const chosen = new WeakMap<Message, number>();
+  let next = randomInt(2 ** 31);
+  return (args) => {
+    const { message, partitionMetadata } = args;
+    if (message.key != null || message.partition != null) return byKey(args);
+    let partition = chosen.get(message);
+    if (partition === undefined) {
+      // Over all partitions, not only those with a leader now: a retry must find the same ones.
+      partition = partitionMetadata[next++ % partitionMetadata.length]!.partitionId;
+      chosen.set(message, partition);
+    }
+    return partition;
+  };
+};
+
 function kafkaLogger(logger: Logger) {
   return () =>
     ({ level, label, log }: LogEntry) => {
@@ -78,11 +108,9 @@ export class KafkaBus implements Bus {
   readonly kind = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
-  /** The producer sends go through; replaced when the broker loses track of its sequence numbers. */
-  private producer: Producer;
+  /** The producer sends go through, connected or connecting; none after a send failed (see sendNow). */
+  private producer: Promise<Producer> | null = null;
   private connecting: Promise<void> | null = null;
-  /** A replacement producer being connected, so sends that fail together start one. */
-  private replacing: Promise<void> | null = null;
   private readonly subscriptions = new Set<KafkaSubscription>();
   /** The send running now; the next waits for it (see send). */
   private sending: Promise<void> = Promise.resolve();
@@ -99,20 +127,28 @@ export class KafkaBus implements Bus {
       retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 10_000 },
     });
     this.admin = this.kafka.admin();
-    this.producer = this.newProducer();
   }
 
-  private newProducer(): Producer {
-    return this.kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
-      allowAutoTopicCreation: false,
-      idempotent: true,
-      maxInFlightRequests: 5,
-    });
+  private connectedProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      // Idempotent: the broker drops what a retry sends twice. kafkajs sends one produce request per broker at a
+      // time for it anyway (a lock per broker), which one request in flight says outright. Its retries are the
+      // client's (about 30 s), not endless as kafkajs advises: an ingest request must get an answer while the
+      // broker is down. sendNow makes up for what a send that gave up leaves behind.
+      const producer = this.kafka.producer({ createPartitioner: partitionEachMessageOnce, allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+      try {
+        await producer.connect();
+      } catch (err) {
+        await producer.disconnect().catch(() => {});
+        throw err;
+      }
+      return producer;
+    })();
+    return this.producer;
   }
 
   private connect(): Promise<void> {
-    this.connecting ??= Promise.all([this.admin.connect(), this.producer.connect()]).then(() => undefined);
+    this.connecting ??= Promise.all([this.admin.connect(), this.connectedProducer()]).then(() => undefined);
     return this.connecting;
   }
 
@@ -164,12 +200,13 @@ export class KafkaBus implements Bus {
   /**
    * One send at a time through the producer. kafkajs's idempotent producer
    * takes a partition's sequence numbers back when a produce request fails,
-   * even one the broker wrote before the connection dropped; a send running
+   * even one the broker wrote before the connection dropped; a send waiting
    * beside it then gets those numbers, the broker takes its batch for a
    * duplicate of the written one, answers success, and drops it. A broker
    * restarted under concurrent sends lost a batch's share of a partition so
    * (test/kafka-producer-reset.test.ts). Sent one after another, a retried
-   * request reuses its own numbers and nothing else can take them.
+   * request reuses its own numbers, and sendNow sees that no later send
+   * gets them.
    */
   send(topic: string, messages: OutgoingMessage[]): Promise<void> {
     const turn = this.sending.then(() => this.sendNow(topic, messages));
@@ -185,48 +222,42 @@ export class KafkaBus implements Bus {
     for (const chunk of chunksByBytes(messages, MAX_SEND_BYTES)) {
       const record = { topic: this.prefix + topic, acks: -1, messages: chunk.map((m) => ({ key: m.key, value: m.value, headers: m.headers })) };
       for (let attempt = 1; ; attempt++) {
-        const producer = this.producer;
+        const producer = this.connectedProducer();
         try {
-          await producer.send(record);
+          await (await producer).send(record);
           break;
         } catch (err) {
+          this.dropProducer(producer, err);
           if (!causedBy(err, SEQUENCE_LOST) || attempt >= MAX_PRODUCER_RESETS) throw err;
-          this.options.logger.warn({ topic, messages: chunk.length, attempt, err: errorMessage(err) }, 'the broker lost track of the producer\'s sequence numbers; sending the batch again from a new producer');
-          await this.replaceProducer(producer);
+          // kafkajs's idempotent producer never recovers from a sequence error: every later send fails the same way.
+          // One comes when a partition refuses part of a send (a leader moving, or a topic just created) and takes
+          // the rest (KAFKA-15591).
+          this.options.logger.warn({ topic, messages: chunk.length, attempt, err: errorMessage(err) }, "the broker lost track of the producer's sequence numbers; sending the batch again from a new producer");
         }
       }
     }
   }
 
   /**
-   * kafkajs's idempotent producer never recovers from a sequence error: every
-   * later send fails the same way. One comes when a partition refuses part of
-   * a send (a leader moving, or a topic just created) and takes the rest
-   * (KAFKA-15591). A new producer gets a new producer id, whose sequences
-   * start again. What the broker took from the failed send is sent twice,
-   * which consumers take as they take any redelivery: handlers are
-   * idempotent (pipeline/bus/consume.ts).
+   * A producer is not used again after a send through it failed. kafkajs gave
+   * the failed request's sequence numbers back, though the broker may have
+   * written it (killed before it answered, or answered after kafkajs's
+   * retries gave up): the next send would get them, and the broker would
+   * take it for a duplicate and drop it while answering success. A new
+   * producer gets a new producer id, whose sequences start again. What the
+   * broker took from the failed send then arrives twice, which consumers
+   * take as they take any redelivery: handlers are idempotent
+   * (pipeline/bus/consume.ts).
    */
-  private replaceProducer(failed: Producer): Promise<void> {
-    if (this.producer !== failed) return Promise.resolve(); // another send replaced it already
-    this.replacing ??= (async () => {
-      const fresh = this.newProducer();
-      try {
-        await fresh.connect();
-      } catch (err) {
-        await fresh.disconnect().catch(() => {});
-        throw err;
-      }
-      this.producer = fresh;
-      await failed.disconnect().catch(() => {});
-    })().finally(() => {
-      this.replacing = null;
-    });
-    return this.replacing;
+  private dropProducer(failed: Promise<Producer>, err: unknown): void {
+    if (this.producer !== failed) return;
+    this.producer = null;
+    this.options.logger.warn({ err: errorMessage(err) }, 'a send failed; starting a new producer for the next, as kafkajs would give the next send sequence numbers the broker may hold already');
+    void failed.then((producer) => producer.disconnect()).catch(() => {});
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({
+    const newConsumer = () => this.kafka.consumer({
       groupId: this.prefix + options.group,
       allowAutoTopicCreation: false,
       sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
@@ -235,7 +266,7 @@ export class KafkaBus implements Bus {
       minBytes: Math.min(options.maxBatchSize * ESTIMATED_MESSAGE_BYTES, 1024 * 1024),
       maxBytesPerPartition: Math.max(1024 * 1024, options.maxBatchSize * ESTIMATED_MESSAGE_BYTES * 2),
     });
-    const subscription = new KafkaSubscription(consumer, options, this.prefix, () => this.subscriptions.delete(subscription));
+    const subscription = new KafkaSubscription(newConsumer, options, this.prefix, this.options.logger, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
     await subscription.start();
     return subscription;
@@ -274,27 +305,42 @@ export class KafkaBus implements Bus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     if (this.connecting) {
       await this.connecting.catch(() => {});
-      await this.replacing?.catch(() => {});
-      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
+      await Promise.allSettled([this.producer?.then((producer) => producer.disconnect()), this.admin.disconnect()]);
     }
   }
 }
 
+/** How long a subscription waits before it starts a new consumer in place of one kafkajs gave up on. */
+const CONSUMER_RESTART_DELAY_MS = 5_000;
+
 class KafkaSubscription implements Subscription {
   private readonly stopping = new AbortController();
+  private consumer: Consumer;
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly newConsumer: () => Consumer,
     private readonly options: SubscribeOptions,
     private readonly prefix: string,
+    private readonly logger: Logger,
     private readonly onStop: () => void,
-  ) {}
+  ) {
+    this.consumer = newConsumer();
+  }
 
   async start(): Promise<void> {
     const { topic, maxBatchSize, handler } = this.options;
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.prefix + topic], fromBeginning: true });
-    await this.consumer.run({
+    const consumer = this.consumer;
+    // kafkajs starts a crashed consumer again only after errors it counts as retriable. After a broker was down
+    // for a while it gave up for good on "Failed to find group coordinator", and the stage consumed nothing more
+    // (test/kafka-producer-reset.test.ts): a new consumer takes over then.
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.stopping.signal.aborted) return;
+      this.logger.warn({ group: this.options.group, topic, err: payload.error.message }, 'kafkajs gave up on a consumer; starting a new one');
+      void this.replaceConsumer();
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.prefix + topic], fromBeginning: true });
+    await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
@@ -315,11 +361,26 @@ class KafkaSubscription implements Subscription {
           if (signal.aborted || isStale()) return;
           const last = chunk[chunk.length - 1]!.offset;
           resolveOffset(last);
-          await this.consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
+          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
           await heartbeat();
         }
       },
     });
+  }
+
+  private async replaceConsumer(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      await sleep(CONSUMER_RESTART_DELAY_MS);
+      if (this.stopping.signal.aborted) return;
+      await this.consumer.disconnect().catch(() => {});
+      this.consumer = this.newConsumer();
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        this.logger.warn({ group: this.options.group, topic: this.options.topic, err: errorMessage(err) }, 'a new consumer could not start; trying again');
+      }
+    }
   }
 
   async stop(): Promise<void> {
