@@ -69,3 +69,24 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   }
   return { data: body.data, message: body.message };
 }
+
+/**
+ * Asks /api<path> for a file (a report as CSV, a rule as Sigma YAML) and hands it to the browser as a download,
+ * under the name the API gives it: a plain link would carry no bearer token.
+ */
+export async function download(path: string, query: Record<string, QueryValue> = {}): Promise<string> {
+  let response = await send('GET', path, { query });
+  if (response.status === 401 && currentSession.value && (await renew())) response = await send('GET', path, { query });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as Envelope<unknown> | null;
+    throw new ApiError(body?.message ?? `The server answered HTTP ${response.status}`, response.status, body?.error?.code ?? 'unknown', body?.error?.details ?? null);
+  }
+  const filename = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'cairn-download';
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  anchor.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return filename;
+}

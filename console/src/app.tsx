@@ -2,19 +2,23 @@
 // keys that work everywhere (`/` to search, Esc handled by the page).
 import { useEffect } from 'preact/hooks';
 import { navigate, onLinkClick, place, safeReturnPath, withParams } from './router.ts';
-import { currentSession, logout, session } from './session.ts';
+import { can, currentSession, logout, session } from './session.ts';
 import { LoginPage } from './pages/login.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { IncidentsPage } from './pages/incidents.tsx';
 import { IncidentPage } from './pages/incident.tsx';
 import { NodePage } from './pages/node.tsx';
 import { LeadsPage, ObservationsPage } from './pages/triage-lists.tsx';
+import { RulesPage, SigmaImportPage } from './pages/rules.tsx';
+import { RulePage } from './pages/rule.tsx';
 
-const NAV = [
+/** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
+const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> = [
   { path: '/search', label: 'Search' },
   { path: '/incidents', label: 'Incidents' },
   { path: '/leads', label: 'Leads' },
   { path: '/observations', label: 'Observations' },
+  { path: '/rules', label: 'Rules', permission: 'signals:read' },
 ];
 
 function Page() {
@@ -23,6 +27,11 @@ function Page() {
   if (path === '/incidents') return <IncidentsPage />;
   if (path === '/leads') return <LeadsPage />;
   if (path === '/observations') return <ObservationsPage />;
+  if (path === '/rules') return <RulesPage />;
+  if (path === '/rules/import') return <SigmaImportPage />;
+  if (path === '/rules/new') return <RulePage id={null} />;
+  const rule = /^\/rules\/([^/]+)$/.exec(path);
+  if (rule) return <RulePage id={decodeURIComponent(rule[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentPage id={decodeURIComponent(incident[1]!)} />;
   const node = /^\/nodes\/([^/]+)$/.exec(path);
@@ -77,7 +86,7 @@ export function App() {
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.permission || can(item.permission)).map((item) => (
               <li key={item.path}>
                 <a href={item.path} aria-current={path === item.path || path.startsWith(`${item.path}/`) || (item.path === '/search' && path === '/') ? 'page' : undefined}>
                   {item.label}
