@@ -11,6 +11,8 @@ import { NodePage } from './pages/node.tsx';
 import { LeadsPage, ObservationsPage } from './pages/triage-lists.tsx';
 import { RulesPage, SigmaImportPage } from './pages/rules.tsx';
 import { RulePage } from './pages/rule.tsx';
+import { CoveragePage } from './pages/coverage.tsx';
+import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
 const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> = [
@@ -19,6 +21,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> =
   { path: '/leads', label: 'Leads' },
   { path: '/observations', label: 'Observations' },
   { path: '/rules', label: 'Rules', permission: 'signals:read' },
+  { path: '/parsing', label: 'Parsing', permission: 'signals:read' },
 ];
 
 function Page() {
@@ -30,6 +33,11 @@ function Page() {
   if (path === '/rules') return <RulesPage />;
   if (path === '/rules/import') return <SigmaImportPage />;
   if (path === '/rules/new') return <RulePage id={null} />;
+  if (path === '/parsing') return <CoveragePage />;
+  if (path === '/parsing/decoders') return <DecodersPage />;
+  if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
+  const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);
+  if (decoder) return <DecoderPage id={decodeURIComponent(decoder[1]!)} />;
   const rule = /^\/rules\/([^/]+)$/.exec(path);
   if (rule) return <RulePage id={decodeURIComponent(rule[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
