@@ -12,6 +12,7 @@ import { LeadsPage, ObservationsPage } from './pages/triage-lists.tsx';
 import { RulesPage, SigmaImportPage } from './pages/rules.tsx';
 import { RulePage } from './pages/rule.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
+import { ReportsPage } from './pages/reports.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
@@ -22,6 +23,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> =
   { path: '/observations', label: 'Observations' },
   { path: '/rules', label: 'Rules', permission: 'signals:read' },
   { path: '/parsing', label: 'Parsing', permission: 'signals:read' },
+  { path: '/reports', label: 'Reports', permission: 'reports:read' },
 ];
 
 function Page() {
@@ -34,6 +36,7 @@ function Page() {
   if (path === '/rules/import') return <SigmaImportPage />;
   if (path === '/rules/new') return <RulePage id={null} />;
   if (path === '/parsing') return <CoveragePage />;
+  if (path === '/reports') return <ReportsPage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);
