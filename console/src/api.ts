@@ -20,6 +20,11 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * Authenticate with the session cookie alone, without the bearer token: the notifications routes of
+   * family B take only that (SPEC 5.4; docs/notifications.md). Writes still carry the CSRF header.
+   */
+  cookieOnly?: boolean;
 }
 
 interface Envelope<T> {
@@ -39,7 +44,7 @@ function urlOf(path: string, query: Record<string, QueryValue> = {}): string {
 async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
   const current = currentSession.value;
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (current) headers.authorization = `Bearer ${current.token}`;
+  if (current && !options.cookieOnly) headers.authorization = `Bearer ${current.token}`;
   if (method !== 'GET' && method !== 'HEAD' && current?.csrfToken) headers['x-csrf-token'] = current.csrfToken;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   return fetch(urlOf(path, options.query), {

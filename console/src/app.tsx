@@ -13,6 +13,7 @@ import { RulesPage, SigmaImportPage } from './pages/rules.tsx';
 import { RulePage } from './pages/rule.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
 import { ReportsPage } from './pages/reports.tsx';
+import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
@@ -24,6 +25,8 @@ const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> =
   { path: '/rules', label: 'Rules', permission: 'signals:read' },
   { path: '/parsing', label: 'Parsing', permission: 'signals:read' },
   { path: '/reports', label: 'Reports', permission: 'reports:read' },
+  // Everyone manages their own API keys here; users and notifications show to the roles that may see them.
+  { path: '/settings', label: 'Settings' },
 ];
 
 function Page() {
@@ -37,6 +40,9 @@ function Page() {
   if (path === '/rules/new') return <RulePage id={null} />;
   if (path === '/parsing') return <CoveragePage />;
   if (path === '/reports') return <ReportsPage />;
+  if (path === '/settings' || path === '/settings/api-keys') return <ApiKeysPage />;
+  if (path === '/settings/users') return <UsersPage />;
+  if (path === '/settings/notifications') return <NotificationsPage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);

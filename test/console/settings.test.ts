@@ -1,0 +1,186 @@
+// The console's settings and administration in a real browser (issue 41,
+// item 5): an API key created and its token shown once (and working, then
+// revoked), users created and their role changed, a webhook channel's test
+// send arriving and recorded in the history; each page only for the roles
+// that may see it. Debian's Chromium against a real API.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN_ROLES } from '../../identity/roles.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('the settings pages in a browser', () => {
+  const orgId = `org-${randomUUID().slice(0, 8)}`;
+  const who = (role: string) => ({ email: `${role}-${randomUUID().slice(0, 6)}@example.com`, password: PASSWORD });
+  const boss = who('admin');
+  const analyst = who('analyst');
+  const viewer = who('viewer');
+  let api: TestApi;
+  let admin: string;
+  let browser: Browser;
+  let webhook: http.Server;
+  const received: string[] = [];
+  const opened: ConsolePage[] = [];
+
+  async function open(): Promise<Page> {
+    const consolePage = await openConsole(browser, api.url);
+    opened.push(consolePage);
+    return consolePage.page;
+  }
+
+  async function logIn(page: Page, user: { email: string; password: string }): Promise<void> {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Search' }).waitFor();
+  }
+
+  async function expectAccessible(page: Page): Promise<void> {
+    expect(await seriousViolations(page)).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    webhook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+    api = await startTestApi({ stages: ['store'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', CAIRN_OUTBOUND_ALLOW: '127.0.0.1' } });
+    admin = api.token('all', orgId);
+    for (const [user, role, name] of [
+      [boss, BUILTIN_ROLES.admin.id, 'Ada Admin'],
+      [analyst, BUILTIN_ROLES.analyst.id, 'Ana Analyst'],
+      [viewer, BUILTIN_ROLES.viewer.id, 'Vera Viewer'],
+    ] as const) {
+      const res = await api.request('POST', '/api/v1/users', { token: admin, body: { email: user.email, name, role_id: role, password: user.password } });
+      expect(res.status, res.text).toBe(201);
+    }
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    for (const { context } of opened) await context.close().catch(() => undefined);
+    await browser?.close();
+    await api?.close();
+    webhook?.close();
+  });
+
+  it("creates an API key whose token is shown once and works, then revokes it", async () => {
+    const page = await open();
+    await logIn(page, analyst);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').fill('edge sensor');
+    await page.getByRole('checkbox', { name: 'signals:read' }).check();
+    await page.getByRole('checkbox', { name: 'incidents:read' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('alert').filter({ hasText: 'Key "edge sensor" created' });
+    await shown.waitFor();
+    const token = await shown.getByRole('textbox', { name: 'Token' }).inputValue();
+    expect(token).toMatch(/^cairn_/);
+    // The token works, with the permissions chosen and no others.
+    expect((await api.request('GET', '/api/v1/lead-rules', { token })).status).toBe(200);
+    expect((await api.request('GET', '/api/v1/reports/executive', { token })).status).toBe(403);
+    // The API lists the key without its token; so does the page.
+    const keys = (await api.request('GET', '/api/v1/api-keys', { token: admin })).body.data as { api_keys: Record<string, unknown>[] };
+    expect(keys.api_keys).toEqual([expect.objectContaining({ name: 'edge sensor', permissions: ['signals:read', 'incidents:read'] })]);
+    expect(JSON.stringify(keys)).not.toContain(token.slice(-12));
+    const table = page.getByRole('table', { name: 'API keys, newest first' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    expect(await table.locator('tbody tr').getByRole('cell').nth(1).textContent()).toBe('signals:read, incidents:read');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-api-keys');
+
+    // Once dismissed, or after a reload, the token is nowhere on the page.
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.content()).not.toContain(token);
+    await page.reload();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await table.waitFor();
+    expect(await page.content()).not.toContain(token);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke edge sensor' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'API key revoked' }).count()).toBe(1);
+    await expect.poll(async () => (await api.request('GET', '/api/v1/lead-rules', { token })).status).toBe(401);
+  });
+
+  it('lets an admin create a user and change a role, as the API then has them', async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/users');
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    const table = page.getByRole('table', { name: 'Users by email' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(3);
+    await page.getByLabel('Email').fill('new.analyst@example.com');
+    await page.getByLabel('Name', { exact: true }).fill('Nina New');
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'analyst' });
+    await page.getByLabel(/^Password/).fill('another long password 42');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(4);
+    const users = (await api.request('GET', '/api/v1/users', { token: admin })).body.data as { users: { id: string; email: string; role_name: string }[] };
+    expect(users.users.find((u) => u.email === 'new.analyst@example.com')?.role_name).toBe('analyst');
+
+    await page.getByRole('combobox', { name: `Role of ${viewer.email}` }).selectOption({ label: 'analyst' });
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'updated' }).count()).toBe(1);
+    const changed = (await api.request('GET', '/api/v1/users', { token: admin })).body.data as { users: { email: string; role_name: string }[] };
+    expect(changed.users.find((u) => u.email === viewer.email)?.role_name).toBe('analyst');
+    await page.getByRole('combobox', { name: `Role of ${viewer.email}` }).selectOption({ label: 'viewer' });
+    await expect.poll(async () => ((await api.request('GET', '/api/v1/users', { token: admin })).body.data as { users: { email: string; role_name: string }[] }).users.find((u) => u.email === viewer.email)?.role_name).toBe('viewer');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-users');
+  });
+
+  it("sends a channel's test message, which arrives and is recorded in the history", async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/notifications');
+    await page.getByRole('heading', { name: 'Notifications' }).waitFor();
+    const url = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`;
+    await page.getByLabel('Name').fill('Ops webhook');
+    await page.getByLabel('URL').fill(url);
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    const channels = page.getByRole('table', { name: 'Notification channels by name' });
+    await expect.poll(() => channels.locator('tbody tr').first().getByRole('cell').allTextContents()).toEqual(['Ops webhook', 'webhook', `POST ${url}`, 'Enabled', 'Test send']);
+
+    await page.getByRole('button', { name: 'Send a test through Ops webhook' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Test message' }).textContent()).toBe('Test message sent');
+    expect(received.length).toBe(1);
+    expect(received[0]).toContain('Ops webhook');
+    const history = page.getByRole('table', { name: 'Deliveries, newest first' });
+    await history.waitFor();
+    // The history as the API's session route answers it (the browser's own cookie).
+    const fromApi = await page.evaluate(() =>
+      fetch('/api/v1/notifications/history').then((r) => r.json() as Promise<{ data: { history: Array<{ event_type: string; channel_name: string; status: string; message: string }> } }>),
+    );
+    expect(fromApi.data.history.length).toBe(1);
+    const entry = fromApi.data.history[0]!;
+    expect(entry).toEqual(expect.objectContaining({ event_type: 'notification.test', channel_name: 'Ops webhook', status: 'sent' }));
+    expect((await history.locator('tbody tr').first().getByRole('cell').allTextContents()).slice(1)).toEqual([entry.event_type, '(test)', entry.channel_name, entry.status, entry.message]);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-notifications');
+  });
+
+  it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {
+    const page = await open();
+    await logIn(page, viewer);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents()).toEqual(['API keys']);
+    await expect.poll(() => page.getByText('Your keys').count()).toBe(1);
+    const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
+    const token = (login.body.data as { token: string }).token;
+    expect((await api.request('GET', '/api/v1/users', { token })).status).toBe(403);
+    expect((await api.request('POST', '/api/v1/notification-channels', { token, body: { name: 'x', type: 'webhook', settings: { url: 'http://127.0.0.1/' } } })).status).toBe(403);
+  });
+});
