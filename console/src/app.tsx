@@ -14,6 +14,7 @@ import { RulePage } from './pages/rule.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
 import { ReportsPage } from './pages/reports.tsx';
 import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
+import { AuditPage, HealthPage } from './pages/health-audit.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
@@ -43,6 +44,8 @@ function Page() {
   if (path === '/settings' || path === '/settings/api-keys') return <ApiKeysPage />;
   if (path === '/settings/users') return <UsersPage />;
   if (path === '/settings/notifications') return <NotificationsPage />;
+  if (path === '/settings/health') return <HealthPage />;
+  if (path === '/settings/audit') return <AuditPage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);

@@ -171,16 +171,75 @@ describe('the settings pages in a browser', () => {
     await screenshotBothSchemes(page, 'settings-notifications');
   });
 
+  it("shows the services' health as the API reports it, and switches an alert rule off and on", async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Health' }).click();
+    await page.getByRole('heading', { name: 'Service health' }).waitFor();
+    const services = page.getByRole('table', { name: 'Services and dependencies' });
+    await services.waitFor();
+    const fromApi = (await api.request('GET', '/api/v1/health/containers', { token: admin })).body.data as { containers: { name: string; status: string }[] };
+    expect((await services.getByRole('rowheader').allTextContents()).map((t) => t.split(' ')[0])).toEqual(fromApi.containers.map((c) => c.name));
+    const apiRow = services.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^api / }) });
+    expect(await apiRow.getByRole('cell').first().textContent()).toBe(fromApi.containers.find((c) => c.name === 'api')!.status);
+
+    const rules = (await api.request('GET', '/api/v1/health/alerts', { token: admin })).body.data as { rules: { id: string; name: string; enabled: boolean }[] };
+    const rule = rules.rules.find((r) => r.enabled)!;
+    const box = page.getByRole('checkbox', { name: `${rule.name} enabled` });
+    await box.uncheck();
+    await expect.poll(async () => ((await api.request('GET', '/api/v1/health/alerts', { token: admin })).body.data as typeof rules).rules.find((r) => r.id === rule.id)?.enabled).toBe(false);
+    await expect.poll(() => box.isChecked()).toBe(false);
+    await box.check();
+    await expect.poll(async () => ((await api.request('GET', '/api/v1/health/alerts', { token: admin })).body.data as typeof rules).rules.find((r) => r.id === rule.id)?.enabled).toBe(true);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-health');
+  });
+
+  it('shows the audit log as the API has it, filtered by action', async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/audit');
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const all = (await api.request('GET', '/api/v1/audit-log?limit=1', { token: admin })).body.data as { total: number };
+    const count = page.getByRole('status').filter({ hasText: / entr(y|ies)$/ });
+    // Entries are written as the pages are used: at least what the API counted a moment ago.
+    await expect.poll(async () => Number((await count.textContent())!.split(' ')[0]!.replace(/,/g, ''))).toBeGreaterThanOrEqual(all.total);
+    // The users made at the start (and any since), as the API lists them.
+    await page.getByLabel('Action').fill('POST /v1/users');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('action')).toBe('POST /v1/users');
+    const made = (await api.request('GET', `/api/v1/audit-log?action=${encodeURIComponent('POST /v1/users')}`, { token: admin })).body.data as {
+      entries: { actor_id: string; actor_email: string; actor_via: string; action: string; target_type: string; target_id: string; outcome: string }[];
+      total: number;
+    };
+    expect(made.total).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => count.textContent()).toBe(`${made.total} entries`);
+    const rows = page.getByRole('table', { name: 'Audit log, newest first' }).locator('tbody tr');
+    expect(await rows.count()).toBe(made.total);
+    const first = made.entries[0]!;
+    expect((await rows.first().getByRole('cell').allTextContents()).slice(1, 5)).toEqual([
+      `${first.actor_email || first.actor_id} ${first.actor_via}`,
+      'POST /v1/users',
+      `${first.target_type} ${first.target_id}`,
+      first.outcome,
+    ]);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-audit');
+  });
+
   it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {
     const page = await open();
     await logIn(page, viewer);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents()).toEqual(['API keys']);
+    // A viewer reads health (health:read), nothing else of administration.
+    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents()).toEqual(['API keys', 'Health']);
     await expect.poll(() => page.getByText('Your keys').count()).toBe(1);
     const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
     const token = (login.body.data as { token: string }).token;
     expect((await api.request('GET', '/api/v1/users', { token })).status).toBe(403);
+    expect((await api.request('GET', '/api/v1/audit-log', { token })).status).toBe(403);
     expect((await api.request('POST', '/api/v1/notification-channels', { token, body: { name: 'x', type: 'webhook', settings: { url: 'http://127.0.0.1/' } } })).status).toBe(403);
   });
 });

@@ -1,0 +1,313 @@
+// Service health (/settings/health: every service and dependency, the
+// alerts active now, the alert rules, each switched on or off with
+// health:manage) and the audit log (/settings/audit, admin: who changed
+// what, newest first, filtered by action and outcome).
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, ApiError } from '../api.ts';
+import { navigate, place, withParams } from '../router.ts';
+import { can } from '../session.ts';
+import { PageLink } from '../page-link.tsx';
+import { Time } from '../time.tsx';
+import { SettingsTabs } from './settings.tsx';
+
+const errorText = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
+const HEALTH_REFRESH_MS = 10_000;
+
+interface Service {
+  name: string;
+  kind: string;
+  status: string;
+  reason: string | null;
+  instances_up: number;
+  instances_total: number;
+  last_heartbeat: string | null;
+  cpu_ratio: number;
+  memory_bytes: number;
+  event_loop_lag_seconds: number;
+  lag: number | null;
+  throughput: number;
+}
+
+interface Alert {
+  rule_name: string;
+  severity: string;
+  subject: string;
+  value: number;
+  threshold: number;
+  comparison: string;
+  state: string;
+  since: string;
+}
+
+interface AlertRule {
+  id: string;
+  name: string;
+  metric: string;
+  comparison: string;
+  threshold: number;
+  for_seconds: number;
+  severity: string;
+  service: string | null;
+  enabled: boolean;
+  builtin: boolean;
+}
+
+const mebibytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MiB`;
+
+export function HealthPage() {
+  const services = useSignal<Service[] | null>(null);
+  const alerts = useSignal<{ alerts: Alert[]; rules: AlertRule[] } | null>(null);
+  const error = useSignal<string | null>(null);
+  const notice = useSignal<string | null>(null);
+  const version = useSignal(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const load = () => {
+      api<{ containers: Service[] }>('GET', '/v1/health/containers', { signal: controller.signal })
+        .then(({ data }) => (services.value = data.containers))
+        .catch((err: unknown) => {
+          if (!controller.signal.aborted) error.value = errorText(err);
+        });
+      api<{ alerts: Alert[]; rules: AlertRule[] }>('GET', '/v1/health/alerts', { signal: controller.signal })
+        .then(({ data }) => (alerts.value = data))
+        .catch(() => undefined);
+    };
+    load();
+    // Health moves by itself: asked again while the page is open.
+    const timer = setInterval(() => document.visibilityState === 'visible' && load(), HEALTH_REFRESH_MS);
+    return () => {
+      clearInterval(timer);
+      controller.abort();
+    };
+  }, [version.value]);
+
+  async function setEnabled(rule: AlertRule, enabled: boolean) {
+    try {
+      notice.value = (await api('PUT', `/v1/health/alerts/${rule.id}`, { body: { enabled } })).message;
+      version.value++;
+    } catch (err) {
+      error.value = errorText(err);
+    }
+  }
+
+  const manage = can('health:manage');
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Service health</h1>
+      <SettingsTabs current="/settings/health" />
+      {error.value && (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      )}
+      {notice.value && (
+        <p role="status" class="notice">
+          {notice.value}
+        </p>
+      )}
+      {services.value && (
+        <table>
+          <caption class="visually-hidden">Services and dependencies</caption>
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">Status</th>
+              <th scope="col" class="number">Instances</th>
+              <th scope="col" class="number">CPU</th>
+              <th scope="col" class="number">Memory</th>
+              <th scope="col" class="number">Lag</th>
+              <th scope="col" class="number">Per second</th>
+              <th scope="col">Last heartbeat</th>
+            </tr>
+          </thead>
+          <tbody>
+            {services.value.map((s) => (
+              <tr key={s.name}>
+                <th scope="row">
+                  {s.name} <span class="node-type">{s.kind}</span>
+                </th>
+                <td class={s.status === 'up' ? 'notice' : 'error'}>
+                  {s.status}
+                  {s.reason ? `: ${s.reason}` : ''}
+                </td>
+                <td class="number">
+                  {s.instances_up} of {s.instances_total}
+                </td>
+                <td class="number">{s.cpu_ratio.toFixed(2)}</td>
+                <td class="number">{mebibytes(s.memory_bytes)}</td>
+                <td class="number">{s.lag ?? '–'}</td>
+                <td class="number">{s.throughput.toFixed(1)}</td>
+                <td class="nowrap">{s.last_heartbeat ? <Time iso={s.last_heartbeat} /> : 'never'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Active alerts</h2>
+      {alerts.value && alerts.value.alerts.length === 0 && <p class="empty">No alert is pending or firing.</p>}
+      {alerts.value && alerts.value.alerts.length > 0 && (
+        <ul class="plain">
+          {alerts.value.alerts.map((a, n) => (
+            <li key={n}>
+              <strong>{a.state}</strong> {a.rule_name} on {a.subject}: {a.value} {a.comparison} {a.threshold} ({a.severity}), since <Time iso={a.since} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Alert rules</h2>
+      {alerts.value && (
+        <table>
+          <caption class="visually-hidden">Health alert rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">Condition</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            {alerts.value.rules.map((r) => (
+              <tr key={r.id}>
+                <th scope="row">
+                  {r.name}
+                  {r.builtin ? <span class="tag">built-in</span> : null}
+                </th>
+                <td>
+                  <code>
+                    {r.metric} {r.comparison} {r.threshold}
+                  </code>{' '}
+                  for {r.for_seconds} s{r.service ? ` on ${r.service}` : ''}
+                </td>
+                <td>{r.severity}</td>
+                <td>
+                  <input type="checkbox" aria-label={`${r.name} enabled`} checked={r.enabled} disabled={!manage} onChange={(e) => void setEnabled(r, e.currentTarget.checked)} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+interface AuditEntry {
+  id: string;
+  at: string;
+  actor_id: string;
+  actor_email: string;
+  actor_via: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  outcome: string;
+  client_ip: string;
+}
+
+const AUDIT_PAGE = 50;
+
+export function AuditPage() {
+  const params = place.value.params;
+  const action = params.get('action') ?? '';
+  const outcome = params.get('outcome') ?? '';
+  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
+  const draft = useSignal(action);
+  const page = useSignal<{ entries: AuditEntry[]; total: number } | null>(null);
+  const error = useSignal<string | null>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    draft.value = action;
+    api<{ entries: AuditEntry[]; total: number }>('GET', '/v1/audit-log', { query: { action, outcome, limit: AUDIT_PAGE, offset }, signal: controller.signal })
+      .then(({ data }) => {
+        page.value = data;
+        error.value = null;
+      })
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) error.value = errorText(err);
+      });
+    return () => controller.abort();
+  }, [action, outcome, offset]);
+
+  const urlWith = (change: Record<string, string | number>) => withParams('/settings/audit', { action, outcome, offset: '', ...change });
+  const data = page.value;
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Audit log</h1>
+      <SettingsTabs current="/settings/audit" />
+      <form
+        class="filters"
+        aria-label="Audit log filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          navigate(urlWith({ action: draft.value.trim() }));
+        }}
+      >
+        <label for="audit-action">Action</label>
+        <input id="audit-action" type="text" placeholder="e.g. POST /v1/api-keys" value={draft.value} onInput={(e) => (draft.value = e.currentTarget.value)} />
+        <label for="audit-outcome">Outcome</label>
+        <select id="audit-outcome" value={outcome} onChange={(e) => navigate(urlWith({ outcome: e.currentTarget.value }))}>
+          <option value="">Any outcome</option>
+          <option value="success">success</option>
+          <option value="failure">failure</option>
+        </select>
+        <button type="submit">Filter</button>
+      </form>
+      {error.value && (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      )}
+      <p role="status" class="status">
+        {data ? `${data.total.toLocaleString()} entr${data.total === 1 ? 'y' : 'ies'}` : 'Loading…'}
+      </p>
+      {data && data.entries.length > 0 && (
+        <>
+          <table>
+            <caption class="visually-hidden">Audit log, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.entries.map((e) => (
+                <tr key={e.id}>
+                  <td class="nowrap">
+                    <Time iso={e.at} />
+                  </td>
+                  <td title={e.actor_id}>
+                    {e.actor_email || e.actor_id || 'anonymous'} <span class="node-type">{e.actor_via}</span>
+                  </td>
+                  <td>
+                    <code>{e.action}</code>
+                  </td>
+                  <td>
+                    {e.target_type} <span class="node-type">{e.target_id}</span>
+                  </td>
+                  <td class={e.outcome === 'success' ? '' : 'error'}>{e.outcome}</td>
+                  <td>{e.client_ip}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav class="pager" aria-label="Audit log pages">
+            <PageLink href={urlWith({ offset: Math.max(0, offset - AUDIT_PAGE) || '' })} enabled={offset > 0} label="Previous page" />
+            <span>
+              {offset + 1}–{offset + data.entries.length} of {data.total}
+            </span>
+            <PageLink href={urlWith({ offset: offset + AUDIT_PAGE })} enabled={offset + AUDIT_PAGE < data.total} label="Next page" />
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}
