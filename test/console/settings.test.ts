@@ -137,8 +137,24 @@ describe('the settings pages in a browser', () => {
     expect(changed.users.find((u) => u.email === viewer.email)?.role_name).toBe('analyst');
     await page.getByRole('combobox', { name: `Role of ${viewer.email}` }).selectOption({ label: 'viewer' });
     await expect.poll(async () => ((await api.request('GET', '/api/v1/users', { token: admin })).body.data as { users: { email: string; role_name: string }[] }).users.find((u) => u.email === viewer.email)?.role_name).toBe('viewer');
+
+    // A custom role from chosen permissions, then deleted.
+    await page.getByLabel('Role name').fill('Hunter');
+    const permissions = page.getByRole('group', { name: 'Permissions' });
+    await permissions.getByRole('checkbox', { name: 'graph:read' }).check();
+    await permissions.getByRole('checkbox', { name: 'signals:read' }).check();
+    await page.getByRole('button', { name: 'Create role' }).click();
+    const rolesTable = page.getByRole('table', { name: 'Roles and their permissions' });
+    await rolesTable.getByRole('rowheader', { name: 'Hunter' }).waitFor();
+    const roles = (await api.request('GET', '/api/v1/roles', { token: admin })).body.data as { roles: { name: string; permissions: string[] }[] };
+    expect(roles.roles.find((r) => r.name === 'Hunter')?.permissions.sort()).toEqual(['graph:read', 'signals:read']);
+    expect(await rolesTable.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Hunter' }) }).getByRole('cell').first().textContent()).toBe('graph:read, signals:read');
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'settings-users');
+    await page.getByRole('button', { name: 'Delete role Hunter' }).click();
+    await expect.poll(() => rolesTable.getByRole('rowheader', { name: 'Hunter' }).count()).toBe(0);
+    const after = (await api.request('GET', '/api/v1/roles', { token: admin })).body.data as { roles: { name: string }[] };
+    expect(after.roles.map((r) => r.name)).not.toContain('Hunter');
   });
 
   it("sends a channel's test message, which arrives and is recorded in the history", async () => {
@@ -167,8 +183,22 @@ describe('the settings pages in a browser', () => {
     const entry = fromApi.data.history[0]!;
     expect(entry).toEqual(expect.objectContaining({ event_type: 'notification.test', channel_name: 'Ops webhook', status: 'sent' }));
     expect((await history.locator('tbody tr').first().getByRole('cell').allTextContents()).slice(1)).toEqual([entry.event_type, '(test)', entry.channel_name, entry.status, entry.message]);
+
+    // A rule sending new incidents through the channel, then switched off.
+    await page.getByLabel('Rule name').fill('Incidents to ops');
+    await page.getByRole('group', { name: 'Events' }).getByRole('checkbox', { name: 'incident.created' }).check();
+    await page.getByRole('group', { name: 'Channels' }).getByRole('checkbox', { name: 'Ops webhook' }).check();
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    const rules = page.getByRole('table', { name: 'Notification rules by name' });
+    await expect.poll(() => rules.locator('tbody tr').first().getByRole('cell').allTextContents()).toEqual(['Incidents to ops', 'incident.created', 'Ops webhook', '15 min', '']);
+    const stored = (await api.request('GET', '/api/v1/notification-rules', { token: admin })).body.data as { rules: { name: string; event_types: string[]; enabled: boolean }[] };
+    expect(stored.rules).toEqual([expect.objectContaining({ name: 'Incidents to ops', event_types: ['incident.created'], enabled: true })]);
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'settings-notifications');
+    await page.getByRole('checkbox', { name: 'Incidents to ops enabled' }).uncheck();
+    await expect
+      .poll(async () => ((await api.request('GET', '/api/v1/notification-rules', { token: admin })).body.data as typeof stored).rules[0]?.enabled)
+      .toBe(false);
   });
 
   it("shows the services' health as the API reports it, and switches an alert rule off and on", async () => {

@@ -83,11 +83,15 @@ export function HealthPage() {
     };
   }, [version.value]);
 
+  // A switched rule shows its new state at once, not after the list is asked again (and goes back if the API refuses).
+  const switched = useSignal<Record<string, boolean>>({});
   async function setEnabled(rule: AlertRule, enabled: boolean) {
+    switched.value = { ...switched.value, [rule.id]: enabled };
     try {
       notice.value = (await api('PUT', `/v1/health/alerts/${rule.id}`, { body: { enabled } })).message;
       version.value++;
     } catch (err) {
+      switched.value = { ...switched.value, [rule.id]: rule.enabled };
       error.value = errorText(err);
     }
   }
@@ -183,7 +187,7 @@ export function HealthPage() {
                 </td>
                 <td>{r.severity}</td>
                 <td>
-                  <input type="checkbox" aria-label={`${r.name} enabled`} checked={r.enabled} disabled={!manage} onChange={(e) => void setEnabled(r, e.currentTarget.checked)} />
+                  <input type="checkbox" aria-label={`${r.name} enabled`} checked={switched.value[r.id] ?? r.enabled} disabled={!manage} onChange={(e) => void setEnabled(r, e.currentTarget.checked)} />
                 </td>
               </tr>
             ))}

@@ -10,6 +10,7 @@ import { api, ApiError } from '../api.ts';
 import { place } from '../router.ts';
 import { can, currentSession } from '../session.ts';
 import { Time } from '../time.tsx';
+import { SYSTEM_EVENT_TYPES } from '../../../topics/system-event-types.ts';
 
 const errorText = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
 
@@ -222,9 +223,12 @@ interface Role {
 export function UsersPage() {
   const version = useSignal(0);
   const users = useList<User>('/v1/users', 'users', version.value);
-  const roles = useList<Role>('/v1/roles', 'roles', 0);
+  const roles = useList<Role>('/v1/roles', 'roles', version.value);
   const draft = useSignal({ email: '', name: '', role_id: '', password: '' });
+  const roleDraft = useSignal<{ name: string; permissions: ReadonlySet<string> }>({ name: '', permissions: new Set() });
   const state = useSignal<{ error: string | null; message: string | null }>({ error: null, message: null });
+  // An admin holds every permission: the list a custom role picks from.
+  const allPermissions = [...(currentSession.value?.permissions ?? [])].sort();
 
   async function run(work: () => Promise<{ message: string }>) {
     state.value = { error: null, message: null };
@@ -243,6 +247,19 @@ export function UsersPage() {
     await run(() => api('POST', '/v1/users', { body: { email: d.email, name: d.name, role_id: d.role_id || roles.list?.[0]?.id, ...(d.password ? { password: d.password } : {}) } }));
     if (!state.value.error) draft.value = { email: '', name: '', role_id: '', password: '' };
   }
+
+  async function createRole(event: Event) {
+    event.preventDefault();
+    await run(() => api('POST', '/v1/roles', { body: { name: roleDraft.value.name, permissions: [...roleDraft.value.permissions] } }));
+    if (!state.value.error) roleDraft.value = { name: '', permissions: new Set() };
+  }
+
+  const togglePermission = (permission: string, on: boolean) => {
+    const next = new Set(roleDraft.value.permissions);
+    if (on) next.add(permission);
+    else next.delete(permission);
+    roleDraft.value = { ...roleDraft.value, permissions: next };
+  };
 
   const set = (change: Partial<typeof draft.value>) => (draft.value = { ...draft.value, ...change });
   const roleList = roles.list ?? [];
@@ -326,6 +343,9 @@ export function UsersPage() {
           <tr>
             <th scope="col">Role</th>
             <th scope="col">Permissions</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -336,10 +356,35 @@ export function UsersPage() {
                 {r.builtin ? <span class="tag">built-in</span> : null}
               </th>
               <td>{r.permissions.join(', ')}</td>
+              <td>
+                {!r.builtin && (
+                  <button type="button" class="secondary" aria-label={`Delete role ${r.name}`} onClick={() => void run(() => api('DELETE', `/v1/roles/${r.id}`))}>
+                    Delete
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <form class="stack" aria-labelledby="new-role-heading" onSubmit={createRole}>
+        <h2 id="new-role-heading">New role</h2>
+        <label for="role-name">Role name</label>
+        <input id="role-name" type="text" required value={roleDraft.value.name} onInput={(e) => (roleDraft.value = { ...roleDraft.value, name: e.currentTarget.value })} />
+        <fieldset class="permissions">
+          <legend>Permissions</legend>
+          {allPermissions.map((p) => (
+            <label key={p} class="inline">
+              <input type="checkbox" checked={roleDraft.value.permissions.has(p)} onChange={(e) => togglePermission(p, e.currentTarget.checked)} /> {p}
+            </label>
+          ))}
+        </fieldset>
+        <div>
+          <button type="submit" disabled={!roleDraft.value.name.trim() || roleDraft.value.permissions.size === 0}>
+            Create role
+          </button>
+        </div>
+      </form>
     </section>
   );
 }
@@ -352,6 +397,15 @@ interface Channel {
   type: 'email' | 'slack' | 'webhook';
   enabled: boolean;
   settings: Record<string, unknown>;
+}
+
+interface NotificationRule {
+  id: string;
+  name: string;
+  event_types: string[];
+  channel_ids: string[];
+  cooldown_minutes: number;
+  enabled: boolean;
 }
 
 interface Delivery {
@@ -379,7 +433,9 @@ export function NotificationsPage() {
   // Family B of the notifications routes: the session cookie, without the bearer token (docs/notifications.md).
   const channels = useList<Channel>('/v1/notifications/channels', 'channels', version.value, { cookieOnly: true });
   const history = useList<Delivery>('/v1/notifications/history', 'history', version.value, { cookieOnly: true, query: { limit: 50 } });
+  const rules = useList<NotificationRule>('/v1/notifications/rules', 'rules', version.value, { cookieOnly: true });
   const draft = useSignal({ name: '', url: '' });
+  const ruleDraft = useSignal<{ name: string; events: ReadonlySet<string>; channels: ReadonlySet<string>; cooldown: string }>({ name: '', events: new Set(), channels: new Set(), cooldown: '15' });
   const state = useSignal<{ error: string | null; message: string | null }>({ error: null, message: null });
   const manage = can('settings:manage');
 
@@ -399,6 +455,30 @@ export function NotificationsPage() {
     await run(() => api('POST', '/v1/notifications/channels', { cookieOnly: true, body: { name: draft.value.name, type: 'webhook', settings: { url: draft.value.url } } }));
     if (!state.value.error) draft.value = { name: '', url: '' };
   }
+
+  async function createRule(event: Event) {
+    event.preventDefault();
+    const d = ruleDraft.value;
+    await run(() =>
+      api('POST', '/v1/notifications/rules', { cookieOnly: true, body: { name: d.name, event_types: [...d.events], channel_ids: [...d.channels], cooldown_minutes: Number(d.cooldown) } }),
+    );
+    if (!state.value.error) ruleDraft.value = { name: '', events: new Set(), channels: new Set(), cooldown: '15' };
+  }
+
+  const toggled = (set: ReadonlySet<string>, value: string, on: boolean): ReadonlySet<string> => {
+    const next = new Set(set);
+    if (on) next.add(value);
+    else next.delete(value);
+    return next;
+  };
+  // A switched rule shows its new state at once, not after the list is asked again (and goes back if the API refuses).
+  const switched = useSignal<Record<string, boolean>>({});
+  async function setRuleEnabled(rule: NotificationRule, enabled: boolean) {
+    switched.value = { ...switched.value, [rule.id]: enabled };
+    await run(() => api('PUT', `/v1/notifications/rules/${rule.id}`, { cookieOnly: true, body: { enabled } }));
+    if (state.value.error) switched.value = { ...switched.value, [rule.id]: rule.enabled };
+  }
+  const channelName = (id: string) => channels.list?.find((c) => c.id === id)?.name ?? id;
 
   return (
     <section aria-labelledby="page-title">
@@ -454,13 +534,78 @@ export function NotificationsPage() {
       {manage && (
         <form class="stack" aria-labelledby="new-channel-heading" onSubmit={create}>
           <h2 id="new-channel-heading">New webhook channel</h2>
-          <p class="status">Email and Slack channels, and notification rules, are made through the API for now (docs/notifications.md).</p>
+          <p class="status">Email and Slack channels are made through the API for now (docs/notifications.md).</p>
           <label for="channel-name">Name</label>
           <input id="channel-name" type="text" required value={draft.value.name} onInput={(e) => (draft.value = { ...draft.value, name: e.currentTarget.value })} />
           <label for="channel-url">URL</label>
           <input id="channel-url" type="url" required value={draft.value.url} onInput={(e) => (draft.value = { ...draft.value, url: e.currentTarget.value })} />
           <div>
             <button type="submit">Create channel</button>
+          </div>
+        </form>
+      )}
+      <h2>Rules</h2>
+      {rules.list && rules.list.length === 0 && <p class="empty">No rules yet: nothing is sent until a rule names a channel.</p>}
+      {rules.list && rules.list.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Notification rules by name</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">When</th>
+              <th scope="col">Sends through</th>
+              <th scope="col" class="number">Cooldown</th>
+              <th scope="col">Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.list.map((r) => (
+              <tr key={r.id}>
+                <td>{r.name}</td>
+                <td>{r.event_types.join(', ')}</td>
+                <td>{r.channel_ids.map(channelName).join(', ')}</td>
+                <td class="number">{r.cooldown_minutes} min</td>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`${r.name} enabled`}
+                    checked={switched.value[r.id] ?? r.enabled}
+                    disabled={!manage}
+                    onChange={(e) => void setRuleEnabled(r, e.currentTarget.checked)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {manage && channels.list && channels.list.length > 0 && (
+        <form class="stack" aria-labelledby="new-rule-heading" onSubmit={createRule}>
+          <h2 id="new-rule-heading">New rule</h2>
+          <label for="rule-name">Rule name</label>
+          <input id="rule-name" type="text" required value={ruleDraft.value.name} onInput={(e) => (ruleDraft.value = { ...ruleDraft.value, name: e.currentTarget.value })} />
+          <fieldset class="permissions">
+            <legend>Events</legend>
+            {SYSTEM_EVENT_TYPES.map((type) => (
+              <label key={type} class="inline">
+                <input type="checkbox" checked={ruleDraft.value.events.has(type)} onChange={(e) => (ruleDraft.value = { ...ruleDraft.value, events: toggled(ruleDraft.value.events, type, e.currentTarget.checked) })} /> {type}
+              </label>
+            ))}
+          </fieldset>
+          <fieldset class="permissions">
+            <legend>Channels</legend>
+            {channels.list.map((c) => (
+              <label key={c.id} class="inline">
+                <input type="checkbox" checked={ruleDraft.value.channels.has(c.id)} onChange={(e) => (ruleDraft.value = { ...ruleDraft.value, channels: toggled(ruleDraft.value.channels, c.id, e.currentTarget.checked) })} /> {c.name}
+              </label>
+            ))}
+          </fieldset>
+          <label for="rule-cooldown">Cooldown (minutes: a rule firing again sooner is recorded as skipped)</label>
+          <input id="rule-cooldown" type="number" min={0} max={10080} value={ruleDraft.value.cooldown} onInput={(e) => (ruleDraft.value = { ...ruleDraft.value, cooldown: e.currentTarget.value })} />
+          <div>
+            <button type="submit" disabled={!ruleDraft.value.name.trim() || ruleDraft.value.events.size === 0 || ruleDraft.value.channels.size === 0}>
+              Create rule
+            </button>
           </div>
         </form>
       )}
