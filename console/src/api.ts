@@ -25,6 +25,8 @@ export interface RequestOptions {
    * family B take only that (SPEC 5.4; docs/notifications.md). Writes still carry the CSRF header.
    */
   cookieOnly?: boolean;
+  /** A multipart/form-data body (a file upload, e.g. a TLS certificate); the browser sets its content type. */
+  form?: FormData;
 }
 
 interface Envelope<T> {
@@ -50,7 +52,7 @@ async function send(method: string, path: string, options: RequestOptions): Prom
   return fetch(urlOf(path, options.query), {
     method,
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     signal: options.signal,
     credentials: 'same-origin',
   });

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from 'selfsigned';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
@@ -256,6 +257,38 @@ describe('the settings pages in a browser', () => {
     ]);
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'settings-audit');
+  });
+
+  it('uploads a TLS certificate and shows its expiry as the API has it, never its key', async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/tls');
+    await page.getByRole('heading', { name: 'TLS certificate' }).waitFor();
+    await page.getByText('No certificate stored.').waitFor();
+    const host = 'console.tls.test';
+    const pems = await generate([{ name: 'commonName', value: host }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      notBeforeDate: new Date(Date.now() - 86_400_000),
+      notAfterDate: new Date(Date.now() + 90 * 86_400_000),
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: host }] }],
+    });
+    await page.getByLabel(/^Certificate \(PEM/).setInputFiles({ name: 'cert.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from(pems.cert) });
+    await page.getByLabel(/^Private key/).setInputFiles({ name: 'key.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from(pems.private) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'TLS certificate' }).textContent()).toMatch(/stored and activated$/);
+    const listed = (await api.request('GET', '/api/v1/tls/certificates', { token: admin })).body.data as { certificates: { subject: string; sans: string[]; issuer: string; days_to_expiry: number; active: boolean }[] };
+    expect(listed.certificates.length).toBe(1);
+    const cert = listed.certificates[0]!;
+    expect(cert.active).toBe(true);
+    const row = page.getByRole('table', { name: 'Stored certificates, newest first' }).locator('tbody tr').first();
+    expect(await row.getByRole('rowheader').textContent()).toBe(cert.subject);
+    const cells = await row.getByRole('cell').allTextContents();
+    expect([cells[0], cells[1], cells[3], cells[4]]).toEqual([cert.sans.join(', '), cert.issuer, String(cert.days_to_expiry), 'Active']);
+    expect(cert.days_to_expiry).toBeGreaterThanOrEqual(89);
+    expect(await page.content()).not.toContain('PRIVATE KEY');
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-tls');
   });
 
   it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {

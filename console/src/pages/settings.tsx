@@ -1,8 +1,8 @@
 // Settings and administration (/settings/...): API keys (everyone manages
 // their own, an admin everyone's; a new key's token shown once), users and
 // their roles (admin), notification channels with a test send and the
-// delivery history (settings:read to see, settings:manage to change); health
-// and the audit log are in health-audit.tsx.
+// delivery history (settings:read to see, settings:manage to change); health,
+// the audit log and the TLS certificate are in operations.tsx.
 // Secrets are never shown: the API redacts them and the page keeps no copy.
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
@@ -20,6 +20,7 @@ export function SettingsTabs({ current }: { current: string }) {
     { path: '/settings/users', label: 'Users', show: can('admin') },
     { path: '/settings/notifications', label: 'Notifications', show: can('settings:read') },
     { path: '/settings/health', label: 'Health', show: can('health:read') },
+    { path: '/settings/tls', label: 'TLS', show: can('settings:read') },
     { path: '/settings/audit', label: 'Audit log', show: can('admin') },
   ];
   return (

@@ -1,7 +1,8 @@
 // Service health (/settings/health: every service and dependency, the
 // alerts active now, the alert rules, each switched on or off with
 // health:manage) and the audit log (/settings/audit, admin: who changed
-// what, newest first, filtered by action and outcome).
+// what, newest first, filtered by action and outcome) and the TLS
+// certificate (/settings/tls: stored ones with their expiry, upload, activate).
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
@@ -311,6 +312,152 @@ export function AuditPage() {
             <PageLink href={urlWith({ offset: offset + AUDIT_PAGE })} enabled={offset + AUDIT_PAGE < data.total} label="Next page" />
           </nav>
         </>
+      )}
+    </section>
+  );
+}
+
+interface Certificate {
+  id: string;
+  subject: string;
+  sans: string[];
+  issuer: string;
+  fingerprint_sha256: string;
+  not_before: string;
+  not_after: string;
+  days_to_expiry: number;
+  chain_length: number;
+  active: boolean;
+  created_by: string;
+}
+
+interface TlsStatus {
+  https_enabled: boolean;
+  port: number | null;
+  active_certificate: { subject: string; days_to_expiry: number } | null;
+}
+
+/** Certificates closer than this to their end are marked. */
+const EXPIRY_WARNING_DAYS = 30;
+
+/** The TLS certificate HTTPS serves (/settings/tls): the stored ones with their expiry, an upload, activation. Keys are never shown. */
+export function TlsPage() {
+  const certificates = useSignal<Certificate[] | null>(null);
+  const status = useSignal<{ message: string; data: TlsStatus } | null>(null);
+  const error = useSignal<string | null>(null);
+  const notice = useSignal<string | null>(null);
+  const version = useSignal(0);
+  const activate = useSignal(true);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    api<{ certificates: Certificate[] }>('GET', '/v1/tls/certificates', { signal: controller.signal })
+      .then(({ data }) => (certificates.value = data.certificates))
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) error.value = errorText(err);
+      });
+    api<TlsStatus>('GET', '/v1/tls/status', { signal: controller.signal })
+      .then((answer) => (status.value = answer))
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [version.value]);
+
+  async function change(work: () => Promise<{ message: string }>) {
+    error.value = null;
+    try {
+      notice.value = (await work()).message;
+      version.value++;
+    } catch (err) {
+      error.value = errorText(err);
+    }
+  }
+
+  async function upload(event: Event) {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const cert = (form.elements.namedItem('cert') as HTMLInputElement).files?.[0];
+    const key = (form.elements.namedItem('key') as HTMLInputElement).files?.[0];
+    if (!cert || !key) return;
+    const body = new FormData();
+    body.append('cert', cert);
+    body.append('key', key);
+    body.append('activate', String(activate.value));
+    await change(() => api('POST', '/v1/tls/certificates', { form: body }));
+    if (!error.value) form.reset();
+  }
+
+  const manage = can('settings:manage');
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">TLS certificate</h1>
+      <SettingsTabs current="/settings/tls" />
+      {status.value && <p class="status">{status.value.message}.</p>}
+      {error.value && (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      )}
+      {notice.value && (
+        <p role="status" class="notice">
+          {notice.value}
+        </p>
+      )}
+      {certificates.value && certificates.value.length === 0 && <p class="empty">No certificate stored.</p>}
+      {certificates.value && certificates.value.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Stored certificates, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Subject</th>
+              <th scope="col">Names</th>
+              <th scope="col">Issuer</th>
+              <th scope="col">Valid until</th>
+              <th scope="col" class="number">Days left</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {certificates.value.map((c) => (
+              <tr key={c.id}>
+                <th scope="row" title={`SHA-256 ${c.fingerprint_sha256}`}>
+                  {c.subject}
+                </th>
+                <td>{c.sans.join(', ')}</td>
+                <td>{c.issuer}</td>
+                <td class="nowrap">
+                  <Time iso={c.not_after} />
+                </td>
+                <td class={`number${c.days_to_expiry < EXPIRY_WARNING_DAYS ? ' error' : ''}`}>{c.days_to_expiry}</td>
+                <td>
+                  {c.active ? (
+                    'Active'
+                  ) : manage ? (
+                    <button type="button" class="secondary" aria-label={`Activate ${c.subject}`} onClick={() => void change(() => api('PUT', `/v1/tls/certificates/${c.id}/activate`))}>
+                      Activate
+                    </button>
+                  ) : (
+                    'Stored'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {manage && (
+        <form class="stack" aria-labelledby="upload-title" onSubmit={upload}>
+          <h2 id="upload-title">Upload a certificate</h2>
+          <label for="tls-cert">Certificate (PEM: the leaf first, then its intermediates)</label>
+          <input id="tls-cert" name="cert" type="file" accept=".pem,.crt,.cer" required />
+          <label for="tls-key">Private key (PEM, unencrypted; sealed on the server, never shown again)</label>
+          <input id="tls-key" name="key" type="file" accept=".pem,.key" required />
+          <label class="inline">
+            <input type="checkbox" checked={activate.value} onChange={(e) => (activate.value = e.currentTarget.checked)} /> Serve it now
+          </label>
+          <div>
+            <button type="submit">Upload</button>
+          </div>
+        </form>
       )}
     </section>
   );
