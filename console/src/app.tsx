@@ -14,7 +14,7 @@ import { RulePage } from './pages/rule.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
 import { ReportsPage } from './pages/reports.tsx';
 import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
-import { AuditPage, HealthPage, TlsPage } from './pages/operations.tsx';
+import { AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
@@ -47,6 +47,7 @@ function Page() {
   if (path === '/settings/health') return <HealthPage />;
   if (path === '/settings/audit') return <AuditPage />;
   if (path === '/settings/tls') return <TlsPage />;
+  if (path === '/settings/auth') return <AuthSettingsPage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);

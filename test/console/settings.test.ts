@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { startTestIdp } from '../helpers/saml-idp.js';
 import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -289,6 +290,58 @@ describe('the settings pages in a browser', () => {
     expect(await page.content()).not.toContain('PRIVATE KEY');
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'settings-tls');
+  });
+
+  it("tests LDAP and SAML settings with the API's own steps and checks, and never shows a stored secret", async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/auth');
+    await page.getByRole('heading', { name: 'Authentication' }).waitFor();
+    const secret = 'bind-password-not-to-show-9f3';
+    const ldap = { server_url: 'ldap://127.0.0.1:1', bind_dn: 'cn=svc,dc=cairn,dc=test', bind_password: secret, search_base: 'dc=cairn,dc=test', user_filter: '(uid=%s)' };
+    await page.getByLabel('Server URL (ldap:// or ldaps://)').fill(ldap.server_url);
+    await page.getByLabel('Service bind DN').fill(ldap.bind_dn);
+    await page.getByLabel('Service bind password').fill(secret);
+    await page.getByLabel('Search base').fill(ldap.search_base);
+    await page.getByRole('button', { name: 'Test LDAP' }).click();
+    const steps = page.getByRole('list', { name: 'LDAP test steps' });
+    await steps.waitFor();
+    const tried = (await api.request('POST', '/api/v1/settings/auth/test', { token: admin, body: { ldap } })).body.data as { success: boolean; steps: { name: string; passed: boolean; message: string }[] };
+    expect(tried.success).toBe(false);
+    expect(await steps.getByRole('listitem').allTextContents()).toEqual(tried.steps.map((c) => `${c.passed ? 'Passed' : 'Failed'}: ${c.name}: ${c.message}`));
+
+    // Saved, the secret comes back as the placeholder, in the API and on the page.
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Authentication settings' }).count()).toBe(1);
+    const saved = (await api.request('GET', '/api/v1/settings/auth', { token: admin })).body.data as { ldap: { server_url: string; bind_password: string } };
+    expect(saved.ldap).toEqual(expect.objectContaining({ server_url: ldap.server_url, bind_password: '[redacted]' }));
+    expect(await page.getByLabel('Service bind password').inputValue()).toBe('[redacted]');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Authentication' }).waitFor();
+    await expect.poll(() => page.getByLabel('Service bind password').inputValue()).toBe('[redacted]');
+    expect(await page.content()).not.toContain(secret);
+
+    // SAML, from an identity provider's metadata: the four checks as the API makes them.
+    const idp = await startTestIdp();
+    try {
+      const metadata = (await api.request('POST', '/api/v1/admin/settings/auth/saml/fetch-metadata', { token: admin, body: { metadata_url: idp.metadataUrl } })).body.data as { entity_id: string; sso_url: string; certificate: string };
+      await page.getByLabel('Identity provider entity ID').fill(metadata.entity_id);
+      await page.getByLabel('SSO URL').fill(metadata.sso_url);
+      await page.getByLabel('Identity provider signing certificate (PEM)').fill(metadata.certificate);
+      await page.getByLabel('Email attribute').fill('email');
+      await page.getByRole('button', { name: 'Test SAML' }).click();
+      const checks = page.getByRole('list', { name: 'SAML checks' });
+      await checks.waitFor();
+      const body = { entity_id: metadata.entity_id, sso_url: metadata.sso_url, certificate: metadata.certificate, attribute_mapping: { email: 'email' } };
+      const samlTest = (await api.request('POST', '/api/v1/admin/settings/auth/saml/test', { token: admin, body })).body.data as { checks: { name: string; passed: boolean; message: string }[] };
+      expect(samlTest.checks.length).toBe(4);
+      expect(await checks.getByRole('listitem').allTextContents()).toEqual(samlTest.checks.map((c) => `${c.passed ? 'Passed' : 'Failed'}: ${c.name}: ${c.message}`));
+      expect(samlTest.checks.find((c) => c.name === 'sso_url_reachable')?.passed).toBe(true);
+    } finally {
+      await idp.close();
+    }
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-auth');
   });
 
   it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {

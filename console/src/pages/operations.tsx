@@ -462,3 +462,210 @@ export function TlsPage() {
     </section>
   );
 }
+
+interface LdapSettings {
+  server_url: string;
+  bind_dn: string;
+  bind_password: string;
+  search_base: string;
+  user_filter: string;
+  start_tls: boolean;
+  default_role_id: string;
+}
+
+interface SamlSettings {
+  entity_id: string;
+  sso_url: string;
+  certificate: string;
+  attribute_mapping: { email: string };
+}
+
+interface AuthSettings {
+  method: 'local' | 'ldap' | 'saml';
+  ldap: LdapSettings;
+  saml: SamlSettings;
+}
+
+interface Check {
+  name: string;
+  passed: boolean;
+  message: string;
+}
+
+/** Secrets come back as this from the API; sent back unchanged, the stored value is kept. */
+const REDACTED = '[redacted]';
+
+const LDAP_FIELDS: ReadonlyArray<{ key: keyof LdapSettings & string; label: string; secret?: boolean }> = [
+  { key: 'server_url', label: 'Server URL (ldap:// or ldaps://)' },
+  { key: 'bind_dn', label: 'Service bind DN' },
+  { key: 'bind_password', label: 'Service bind password', secret: true },
+  { key: 'search_base', label: 'Search base' },
+  { key: 'user_filter', label: 'User filter (%s is the user name)' },
+];
+
+const SAML_FIELDS: ReadonlyArray<{ key: 'entity_id' | 'sso_url' | 'certificate'; label: string; secret?: boolean }> = [
+  { key: 'entity_id', label: 'Identity provider entity ID' },
+  { key: 'sso_url', label: 'SSO URL' },
+  { key: 'certificate', label: 'Identity provider signing certificate (PEM)', secret: true },
+];
+
+function CheckList({ label, checks }: { label: string; checks: Check[] }) {
+  return (
+    <ul class="plain-list checks" aria-label={label}>
+      {checks.map((c) => (
+        <li key={c.name} class={c.passed ? 'notice' : 'error'}>
+          {c.passed ? 'Passed' : 'Failed'}: {c.name}: {c.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * How users log in (/settings/auth): the method, the LDAP and SAML settings, and their tests (the API's
+ * steps and checks, each with its result). Secrets show as [redacted]; left so, the stored value stays.
+ */
+export function AuthSettingsPage() {
+  const stored = useSignal<AuthSettings | null>(null);
+  const draft = useSignal<AuthSettings | null>(null);
+  const username = useSignal('');
+  const ldapSteps = useSignal<Check[] | null>(null);
+  const samlChecks = useSignal<Check[] | null>(null);
+  const error = useSignal<string | null>(null);
+  const notice = useSignal<string | null>(null);
+  const manage = can('settings:manage');
+
+  useEffect(() => {
+    const controller = new AbortController();
+    api<AuthSettings>('GET', '/v1/settings/auth', { signal: controller.signal })
+      .then(({ data }) => {
+        stored.value = data;
+        draft.value = data;
+      })
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) error.value = errorText(err);
+      });
+    return () => controller.abort();
+  }, []);
+
+  async function act<T>(work: () => Promise<{ data: T; message: string }>, then: (data: T) => void) {
+    error.value = null;
+    notice.value = null;
+    try {
+      const { data, message } = await work();
+      notice.value = message;
+      then(data);
+    } catch (err) {
+      error.value = errorText(err);
+    }
+  }
+
+  const d = draft.value;
+  if (!d)
+    return error.value ? (
+      <p class="error" role="alert">
+        {error.value}
+      </p>
+    ) : (
+      <p role="status">Loading…</p>
+    );
+  const setLdap = (change: Partial<LdapSettings>) => (draft.value = { ...d, ldap: { ...d.ldap, ...change } });
+  const setSaml = (change: Partial<SamlSettings>) => (draft.value = { ...d, saml: { ...d.saml, ...change } });
+  const ldapChange = Object.fromEntries(LDAP_FIELDS.map((f) => [f.key, d.ldap[f.key]]));
+  const samlChange = { entity_id: d.saml.entity_id, sso_url: d.saml.sso_url, certificate: d.saml.certificate, attribute_mapping: d.saml.attribute_mapping };
+
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Authentication</h1>
+      <SettingsTabs current="/settings/auth" />
+      {error.value && (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      )}
+      {notice.value && (
+        <p role="status" class="notice">
+          {notice.value}
+        </p>
+      )}
+      <form
+        class="stack"
+        aria-label="Authentication settings"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(
+            () => api<AuthSettings>('PUT', '/v1/settings/auth', { body: { method: d.method, ldap: ldapChange, saml: samlChange } }),
+            (data) => {
+              stored.value = data;
+              draft.value = data;
+            },
+          );
+        }}
+      >
+        <fieldset disabled={!manage} class="plain-fieldset">
+          <legend class="visually-hidden">Authentication settings</legend>
+          <label for="auth-method">Login method</label>
+          <select id="auth-method" value={d.method} onChange={(e) => (draft.value = { ...d, method: e.currentTarget.value as AuthSettings['method'] })}>
+            <option value="local">Local passwords</option>
+            <option value="ldap">LDAP directory</option>
+            <option value="saml">SAML single sign-on</option>
+          </select>
+          <h2>LDAP</h2>
+          {/* A secret being typed is masked; the API's placeholder shows as the word it is. */}
+          {LDAP_FIELDS.map((f) => (
+            <div key={f.key} class="stack">
+              <label for={`ldap-${f.key}`}>{f.label}</label>
+              {f.secret === true && d.ldap[f.key] !== REDACTED ? (
+                <input id={`ldap-${f.key}`} type="password" value={String(d.ldap[f.key])} onInput={(e) => setLdap({ [f.key]: e.currentTarget.value })} />
+              ) : (
+                <input id={`ldap-${f.key}`} type="text" value={String(d.ldap[f.key])} onInput={(e) => setLdap({ [f.key]: e.currentTarget.value })} />
+              )}
+            </div>
+          ))}
+          <label class="inline">
+            <input type="checkbox" checked={d.ldap.start_tls} onChange={(e) => setLdap({ start_tls: e.currentTarget.checked })} /> StartTLS
+          </label>
+          <div class="row">
+            <label for="ldap-test-user">User to look up</label>
+            <input id="ldap-test-user" type="text" value={username.value} onInput={(e) => (username.value = e.currentTarget.value)} />
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => void act(() => api<{ steps: Check[] }>('POST', '/v1/settings/auth/test', { body: { ldap: ldapChange, ...(username.value ? { username: username.value } : {}) } }), (data) => (ldapSteps.value = data.steps))}
+            >
+              Test LDAP
+            </button>
+          </div>
+          {ldapSteps.value && <CheckList label="LDAP test steps" checks={ldapSteps.value} />}
+          <h2>SAML</h2>
+          {SAML_FIELDS.map((f) =>
+            f.key === 'certificate' ? (
+              <div key={f.key} class="stack">
+                <label for="saml-certificate">{f.label}</label>
+                <textarea id="saml-certificate" class="code" rows={4} spellcheck={false} value={d.saml.certificate} onInput={(e) => setSaml({ certificate: e.currentTarget.value })} />
+              </div>
+            ) : (
+              <div key={f.key} class="stack">
+                <label for={`saml-${f.key}`}>{f.label}</label>
+                <input id={`saml-${f.key}`} type="text" value={d.saml[f.key]} onInput={(e) => setSaml({ [f.key]: e.currentTarget.value })} />
+              </div>
+            ),
+          )}
+          <label for="saml-email">Email attribute</label>
+          <input id="saml-email" type="text" value={d.saml.attribute_mapping.email} onInput={(e) => setSaml({ attribute_mapping: { ...d.saml.attribute_mapping, email: e.currentTarget.value } })} />
+          <div class="row">
+            <button type="button" class="secondary" onClick={() => void act(() => api<{ checks: Check[] }>('POST', '/v1/admin/settings/auth/saml/test', { body: samlChange }), (data) => (samlChecks.value = data.checks))}>
+              Test SAML
+            </button>
+          </div>
+          {samlChecks.value && <CheckList label="SAML checks" checks={samlChecks.value} />}
+        </fieldset>
+        {manage && (
+          <div>
+            <button type="submit">Save settings</button>
+          </div>
+        )}
+      </form>
+    </section>
+  );
+}
