@@ -15,6 +15,7 @@ import { CoveragePage } from './pages/coverage.tsx';
 import { ReportsPage } from './pages/reports.tsx';
 import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
 import { AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
+import { ThreatIntelPage } from './pages/threat-intel.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
@@ -48,6 +49,7 @@ function Page() {
   if (path === '/settings/audit') return <AuditPage />;
   if (path === '/settings/tls') return <TlsPage />;
   if (path === '/settings/auth') return <AuthSettingsPage />;
+  if (path === '/settings/threat-intel') return <ThreatIntelPage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { startFeedServer } from '../helpers/feeds.js';
 import { startTestIdp } from '../helpers/saml-idp.js';
 import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
 
@@ -344,13 +345,42 @@ describe('the settings pages in a browser', () => {
     await screenshotBothSchemes(page, 'settings-auth');
   });
 
+  it('subscribes to a feed, follows its first sync and shows the library it filled, as the API has them', async () => {
+    const feeds = await startFeedServer();
+    try {
+      feeds.set('/c2.txt', '# command and control\n203.0.113.77\nc2.bad.example\n');
+      const page = await open();
+      await logIn(page, boss);
+      await page.goto('/settings/threat-intel');
+      await page.getByRole('heading', { name: 'Threat intel' }).waitFor();
+      await page.getByLabel('Feed name').fill('c2 list');
+      await page.getByLabel('Kind').selectOption({ label: 'Plain list (one value a line)' });
+      await page.getByLabel('Feed URL').fill(`${feeds.url}/c2.txt`);
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      const jobs = page.getByRole('table', { name: 'Sync jobs, newest first' });
+      await expect.poll(() => jobs.locator('tbody tr').first().getByRole('cell').nth(1).textContent(), { timeout: 30_000 }).toBe('succeeded');
+      const fromApi = (await api.request('GET', '/api/v1/threatfeed/jobs', { token: admin })).body.data as { jobs: { status: string; fetched: number; added: number }[] };
+      expect(fromApi.jobs[0]).toEqual(expect.objectContaining({ status: 'succeeded', added: 2 }));
+      expect((await jobs.locator('tbody tr').first().getByRole('cell').allTextContents()).slice(0, 4)).toEqual(['c2 list', 'succeeded', String(fromApi.jobs[0]!.fetched), '2']);
+      const library = (await api.request('GET', '/api/v1/threatfeed/library', { token: admin })).body.data as { indicators: { value: string }[]; total: number };
+      await expect.poll(() => page.getByRole('status').filter({ hasText: / indicators?/ }).textContent()).toBe(`${library.total} indicators`);
+      const values = await page.getByRole('table', { name: 'Indicators, most recently changed first' }).locator('tbody tr td:first-child').allTextContents();
+      expect(values.sort()).toEqual(library.indicators.map((i) => i.value).sort());
+      expect(values.sort()).toEqual(['203.0.113.77', 'c2.bad.example']);
+      await expectAccessible(page);
+      await screenshotBothSchemes(page, 'settings-threat-intel');
+    } finally {
+      await feeds.close();
+    }
+  });
+
   it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {
     const page = await open();
     await logIn(page, viewer);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    // A viewer reads health (health:read), nothing else of administration.
-    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents()).toEqual(['API keys', 'Health']);
+    // A viewer reads health and threat intel (health:read, threatfeed:read), nothing else of administration.
+    expect(await page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents()).toEqual(['API keys', 'Health', 'Threat intel']);
     await expect.poll(() => page.getByText('Your keys').count()).toBe(1);
     const login = await api.request('POST', '/api/v1/auth/login', { body: viewer });
     const token = (login.body.data as { token: string }).token;

@@ -22,6 +22,7 @@ export function SettingsTabs({ current }: { current: string }) {
     { path: '/settings/health', label: 'Health', show: can('health:read') },
     { path: '/settings/tls', label: 'TLS', show: can('settings:read') },
     { path: '/settings/auth', label: 'Authentication', show: can('settings:read') },
+    { path: '/settings/threat-intel', label: 'Threat intel', show: can('threatfeed:read') },
     { path: '/settings/audit', label: 'Audit log', show: can('admin') },
   ];
   return (
