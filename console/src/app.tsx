@@ -14,7 +14,7 @@ import { RulePage } from './pages/rule.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
 import { ReportsPage } from './pages/reports.tsx';
 import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
-import { AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
+import { AppliancePage, AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
 import { ThreatIntelPage } from './pages/threat-intel.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
@@ -50,6 +50,7 @@ function Page() {
   if (path === '/settings/tls') return <TlsPage />;
   if (path === '/settings/auth') return <AuthSettingsPage />;
   if (path === '/settings/threat-intel') return <ThreatIntelPage />;
+  if (path === '/settings/appliance') return <AppliancePage />;
   if (path === '/parsing/decoders') return <DecodersPage />;
   if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
   const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);

@@ -374,6 +374,31 @@ describe('the settings pages in a browser', () => {
     }
   });
 
+  it("changes an appliance setting and resets it to the environment's, as the API then answers", async () => {
+    const page = await open();
+    await logIn(page, boss);
+    await page.goto('/settings/appliance');
+    await page.getByRole('heading', { name: 'Appliance' }).waitFor();
+    const before = (await api.request('GET', '/api/v1/appliance/config', { token: admin })).body.data as Record<string, unknown> & { stored: string[] };
+    const window = page.getByLabel('Correlation window');
+    await expect.poll(() => window.inputValue()).toBe(String(before.correlation_window));
+    expect(await page.getByLabel('Artifact retention days').inputValue()).toBe(String(before.artifact_retention_days));
+    expect(before.stored).toEqual([]);
+    await window.fill('45m');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Appliance config changed' }).textContent()).toBe('Appliance config changed: correlation_window');
+    const changed = (await api.request('GET', '/api/v1/appliance/config', { token: admin })).body.data as typeof before;
+    expect(changed.correlation_window).toBe('45m');
+    expect(changed.stored).toEqual(['correlation_window']);
+    await expectAccessible(page);
+    await screenshotBothSchemes(page, 'settings-appliance');
+    await page.getByRole('button', { name: "Reset Correlation window to the environment's" }).click();
+    await expect.poll(() => window.inputValue()).toBe(String(before.correlation_window));
+    const reset = (await api.request('GET', '/api/v1/appliance/config', { token: admin })).body.data as typeof before;
+    expect(reset.correlation_window).toBe(before.correlation_window);
+    expect(reset.stored).toEqual([]);
+  });
+
   it('shows a viewer only their API keys, and the API refuses the rest anyway', async () => {
     const page = await open();
     await logIn(page, viewer);

@@ -669,3 +669,131 @@ export function AuthSettingsPage() {
     </section>
   );
 }
+
+type ApplianceValue = string | number;
+interface ApplianceConfig {
+  stored: string[];
+  updated_at: string | null;
+  updated_by: string | null;
+  [field: string]: ApplianceValue | string[] | null;
+}
+
+const APPLIANCE_META = new Set(['stored', 'updated_at', 'updated_by']);
+/** "artifact_retention_days" as "Artifact retention days". */
+const fieldLabel = (field: string) => field.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+/**
+ * The appliance's runtime settings (/settings/appliance): every field the API answers, shown as it answers it
+ * (so a new setting appears without a console change), which an operator set here, a change, and a reset to
+ * the environment's default. Every process applies a change within a heartbeat, without a restart.
+ */
+export function AppliancePage() {
+  const config = useSignal<ApplianceConfig | null>(null);
+  const draft = useSignal<Record<string, string>>({});
+  const error = useSignal<string | null>(null);
+  const notice = useSignal<string | null>(null);
+  const manage = can('settings:manage');
+
+  const show = (data: ApplianceConfig) => {
+    config.value = data;
+    draft.value = Object.fromEntries(Object.entries(data).filter(([k]) => !APPLIANCE_META.has(k)).map(([k, v]) => [k, String(v)]));
+  };
+
+  useEffect(() => {
+    const controller = new AbortController();
+    api<ApplianceConfig>('GET', '/v1/appliance/config', { signal: controller.signal })
+      .then(({ data }) => show(data))
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) error.value = errorText(err);
+      });
+    return () => controller.abort();
+  }, []);
+
+  async function put(body: Record<string, ApplianceValue | null>) {
+    error.value = null;
+    try {
+      const { data, message } = await api<ApplianceConfig>('PUT', '/v1/appliance/config', { body });
+      notice.value = message;
+      show(data);
+    } catch (err) {
+      error.value = errorText(err);
+    }
+  }
+
+  const c = config.value;
+  const fields = c ? Object.keys(c).filter((k) => !APPLIANCE_META.has(k)) : [];
+  /** The fields whose draft differs from the answer, typed as the answer has them. */
+  const changes = (): Record<string, ApplianceValue> =>
+    Object.fromEntries(fields.filter((f) => draft.value[f] !== String(c![f])).map((f) => [f, typeof c![f] === 'number' ? Number(draft.value[f]) : draft.value[f]!]));
+
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Appliance</h1>
+      <SettingsTabs current="/settings/appliance" />
+      {error.value && (
+        <p class="error" role="alert">
+          {error.value}
+        </p>
+      )}
+      {notice.value && (
+        <p role="status" class="notice">
+          {notice.value}
+        </p>
+      )}
+      {!c && !error.value && <p role="status">Loading…</p>}
+      {c && (
+        <form
+          class="stack"
+          aria-label="Appliance settings"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const body = changes();
+            if (Object.keys(body).length > 0) void put(body);
+          }}
+        >
+          <p class="status">
+            {c.updated_at ? (
+              <>
+                Last changed <Time iso={c.updated_at} /> by {c.updated_by}.
+              </>
+            ) : (
+              'Every setting is the environment’s.'
+            )}
+          </p>
+          <fieldset disabled={!manage} class="plain-fieldset">
+            <legend class="visually-hidden">Appliance settings</legend>
+            {fields.map((f) => (
+              <div key={f} class="row">
+                <label for={`appliance-${f}`} class="setting-label">
+                  {fieldLabel(f)}
+                </label>
+                {typeof c[f] === 'number' ? (
+                  <input id={`appliance-${f}`} type="number" class="setting-input" value={draft.value[f]} onInput={(e) => (draft.value = { ...draft.value, [f]: e.currentTarget.value })} />
+                ) : (
+                  <input id={`appliance-${f}`} type="text" class="setting-input" value={draft.value[f]} onInput={(e) => (draft.value = { ...draft.value, [f]: e.currentTarget.value })} />
+                )}
+                {c.stored.includes(f) ? (
+                  <>
+                    <span class="tag">set here</span>
+                    {manage && (
+                      <button type="button" class="secondary" aria-label={`Reset ${fieldLabel(f)} to the environment's`} onClick={() => void put({ [f]: null })}>
+                        Reset
+                      </button>
+                    )}
+                  </>
+                ) : (
+                  <span class="node-type">environment</span>
+                )}
+              </div>
+            ))}
+          </fieldset>
+          {manage && (
+            <div>
+              <button type="submit">Save changes</button>
+            </div>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}

@@ -23,6 +23,7 @@ export function SettingsTabs({ current }: { current: string }) {
     { path: '/settings/tls', label: 'TLS', show: can('settings:read') },
     { path: '/settings/auth', label: 'Authentication', show: can('settings:read') },
     { path: '/settings/threat-intel', label: 'Threat intel', show: can('threatfeed:read') },
+    { path: '/settings/appliance', label: 'Appliance', show: can('settings:read') },
     { path: '/settings/audit', label: 'Audit log', show: can('admin') },
   ];
   return (
