@@ -2,19 +2,9 @@
 // notification rules and the history.
 import { z } from 'zod';
 import { defineTopic } from './topic.js';
+import { SYSTEM_EVENT_TYPES } from './system-event-types.js';
 
-export const SYSTEM_EVENT_TYPES = [
-  'parser.failure',
-  'exporter.failure',
-  'system.capacity_warning',
-  'system.service_down',
-  'system.cert_expiring',
-  'auth.failure',
-  'system.config_changed',
-  // cairn extensions: detections analysts want to be told about (docs/notifications.md).
-  'incident.created',
-  'incident.severity_raised',
-] as const;
+export { SYSTEM_EVENT_TYPES };
 
 export const SystemEvent = z.object({
   /** Deterministic where the event has a natural key, so a replay can be recognised. */

@@ -20,6 +20,13 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * Authenticate with the session cookie alone, without the bearer token: the notifications routes of
+   * family B take only that (SPEC 5.4; docs/notifications.md). Writes still carry the CSRF header.
+   */
+  cookieOnly?: boolean;
+  /** A multipart/form-data body (a file upload, e.g. a TLS certificate); the browser sets its content type. */
+  form?: FormData;
 }
 
 interface Envelope<T> {
@@ -39,13 +46,13 @@ function urlOf(path: string, query: Record<string, QueryValue> = {}): string {
 async function send(method: string, path: string, options: RequestOptions): Promise<Response> {
   const current = currentSession.value;
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (current) headers.authorization = `Bearer ${current.token}`;
+  if (current && !options.cookieOnly) headers.authorization = `Bearer ${current.token}`;
   if (method !== 'GET' && method !== 'HEAD' && current?.csrfToken) headers['x-csrf-token'] = current.csrfToken;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   return fetch(urlOf(path, options.query), {
     method,
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     signal: options.signal,
     credentials: 'same-origin',
   });
@@ -68,4 +75,25 @@ export async function api<T>(method: string, path: string, options: RequestOptio
     throw new ApiError(body?.message ?? `The server answered HTTP ${response.status}`, response.status, body?.error?.code ?? 'unknown', body?.error?.details ?? null);
   }
   return { data: body.data, message: body.message };
+}
+
+/**
+ * Asks /api<path> for a file (a report as CSV, a rule as Sigma YAML) and hands it to the browser as a download,
+ * under the name the API gives it: a plain link would carry no bearer token.
+ */
+export async function download(path: string, query: Record<string, QueryValue> = {}): Promise<string> {
+  let response = await send('GET', path, { query });
+  if (response.status === 401 && currentSession.value && (await renew())) response = await send('GET', path, { query });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as Envelope<unknown> | null;
+    throw new ApiError(body?.message ?? `The server answered HTTP ${response.status}`, response.status, body?.error?.code ?? 'unknown', body?.error?.details ?? null);
+  }
+  const filename = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'cairn-download';
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  anchor.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return filename;
 }

@@ -2,19 +2,33 @@
 // keys that work everywhere (`/` to search, Esc handled by the page).
 import { useEffect } from 'preact/hooks';
 import { navigate, onLinkClick, place, safeReturnPath, withParams } from './router.ts';
-import { currentSession, logout, session } from './session.ts';
+import { can, currentSession, logout, session } from './session.ts';
 import { LoginPage } from './pages/login.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { IncidentsPage } from './pages/incidents.tsx';
 import { IncidentPage } from './pages/incident.tsx';
 import { NodePage } from './pages/node.tsx';
 import { LeadsPage, ObservationsPage } from './pages/triage-lists.tsx';
+import { RulesPage, SigmaImportPage } from './pages/rules.tsx';
+import { RulePage } from './pages/rule.tsx';
+import { CoveragePage } from './pages/coverage.tsx';
+import { ReportsPage } from './pages/reports.tsx';
+import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx';
+import { AppliancePage, AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
+import { ThreatIntelPage } from './pages/threat-intel.tsx';
+import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
 
-const NAV = [
+/** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
+const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> = [
   { path: '/search', label: 'Search' },
   { path: '/incidents', label: 'Incidents' },
   { path: '/leads', label: 'Leads' },
   { path: '/observations', label: 'Observations' },
+  { path: '/rules', label: 'Rules', permission: 'signals:read' },
+  { path: '/parsing', label: 'Parsing', permission: 'signals:read' },
+  { path: '/reports', label: 'Reports', permission: 'reports:read' },
+  // Everyone manages their own API keys here; users and notifications show to the roles that may see them.
+  { path: '/settings', label: 'Settings' },
 ];
 
 function Page() {
@@ -23,6 +37,26 @@ function Page() {
   if (path === '/incidents') return <IncidentsPage />;
   if (path === '/leads') return <LeadsPage />;
   if (path === '/observations') return <ObservationsPage />;
+  if (path === '/rules') return <RulesPage />;
+  if (path === '/rules/import') return <SigmaImportPage />;
+  if (path === '/rules/new') return <RulePage id={null} />;
+  if (path === '/parsing') return <CoveragePage />;
+  if (path === '/reports') return <ReportsPage />;
+  if (path === '/settings' || path === '/settings/api-keys') return <ApiKeysPage />;
+  if (path === '/settings/users') return <UsersPage />;
+  if (path === '/settings/notifications') return <NotificationsPage />;
+  if (path === '/settings/health') return <HealthPage />;
+  if (path === '/settings/audit') return <AuditPage />;
+  if (path === '/settings/tls') return <TlsPage />;
+  if (path === '/settings/auth') return <AuthSettingsPage />;
+  if (path === '/settings/threat-intel') return <ThreatIntelPage />;
+  if (path === '/settings/appliance') return <AppliancePage />;
+  if (path === '/parsing/decoders') return <DecodersPage />;
+  if (path === '/parsing/decoders/new') return <DecoderPage id={null} />;
+  const decoder = /^\/parsing\/decoders\/([^/]+)$/.exec(path);
+  if (decoder) return <DecoderPage id={decodeURIComponent(decoder[1]!)} />;
+  const rule = /^\/rules\/([^/]+)$/.exec(path);
+  if (rule) return <RulePage id={decodeURIComponent(rule[1]!)} />;
   const incident = /^\/incidents\/([^/]+)$/.exec(path);
   if (incident) return <IncidentPage id={decodeURIComponent(incident[1]!)} />;
   const node = /^\/nodes\/([^/]+)$/.exec(path);
@@ -77,7 +111,7 @@ export function App() {
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.permission || can(item.permission)).map((item) => (
               <li key={item.path}>
                 <a href={item.path} aria-current={path === item.path || path.startsWith(`${item.path}/`) || (item.path === '/search' && path === '/') ? 'page' : undefined}>
                   {item.label}

@@ -32,6 +32,9 @@ interface Props {
   range: Range;
   invalid: boolean;
   inputRef: Ref<HTMLInputElement>;
+  /** The input's id (default `query`, the box `/` focuses); the list, help and error ids derive from it. */
+  id?: string;
+  placeholder?: string;
 }
 
 /** Field names and values, asked once per range (and per field). */
@@ -70,7 +73,7 @@ async function optionsFor(context: CompletionContext, range: Range): Promise<Opt
     .map((v) => ({ label: v.name, insert: quoteValue(v.name), count: v.count }));
 }
 
-export function QueryBox({ value, onInput, range, invalid, inputRef }: Props) {
+export function QueryBox({ value, onInput, range, invalid, inputRef, id = 'query', placeholder = 'e.g. event.category:authentication event.outcome:failure  (press / to focus)' }: Props) {
   const options = useSignal<Option[]>([]);
   const active = useSignal(-1);
   const context = useSignal<CompletionContext | null>(null);
@@ -136,7 +139,7 @@ export function QueryBox({ value, onInput, range, invalid, inputRef }: Props) {
   };
   useEffect(close, [range.key, range.from, range.to]);
 
-  const activeId = active.value >= 0 ? `query-option-${active.value}` : undefined;
+  const activeId = active.value >= 0 ? `${id}-option-${active.value}` : undefined;
   return (
     <div class="query-box">
       <pre class="query-layer" aria-hidden="true" ref={layer}>
@@ -147,17 +150,17 @@ export function QueryBox({ value, onInput, range, invalid, inputRef }: Props) {
         ))}{' '}
       </pre>
       <input
-        id="query"
+        id={id}
         ref={inputRef}
         type="text"
         role="combobox"
         aria-autocomplete="list"
         aria-expanded={open ? 'true' : 'false'}
-        aria-controls="query-options"
+        aria-controls={`${id}-options`}
         aria-activedescendant={activeId}
         spellcheck={false}
         autoComplete="off"
-        placeholder="e.g. event.category:authentication event.outcome:failure  (press / to focus)"
+        placeholder={placeholder}
         value={value}
         onInput={(e) => {
           onInput(e.currentTarget.value);
@@ -169,22 +172,22 @@ export function QueryBox({ value, onInput, range, invalid, inputRef }: Props) {
         onScroll={(e) => syncScroll(e.currentTarget)}
         onBlur={() => setTimeout(close, 150)}
         aria-invalid={invalid ? 'true' : undefined}
-        aria-describedby={invalid ? 'query-error' : 'query-help'}
+        aria-describedby={invalid ? `${id}-error` : `${id}-help`}
       />
-      <span id="query-help" class="visually-hidden">
+      <span id={`${id}-help`} class="visually-hidden">
         Field names and values are offered as you type; Up and Down choose one, Enter or Tab takes it, Escape closes the list.
       </span>
-      <ul id="query-options" role="listbox" aria-label="Suggestions" class="query-options" hidden={!open}>
+      <ul id={`${id}-options`} role="listbox" aria-label="Suggestions" class="query-options" hidden={!open}>
         {options.value.map((option, n) => (
           <li
             key={option.label}
-            id={`query-option-${n}`}
+            id={`${id}-option-${n}`}
             role="option"
             aria-selected={n === active.value ? 'true' : 'false'}
             // mousedown, so the input keeps focus
             onMouseDown={(e) => {
               e.preventDefault();
-              accept(option, document.getElementById('query') as HTMLInputElement);
+              accept(option, document.getElementById(id) as HTMLInputElement);
             }}
           >
             <span>{option.label}</span> <span class="count">{option.count.toLocaleString()}</span>
