@@ -112,6 +112,11 @@ export async function startCairn(env: Record<string, string> = {}): Promise<Cair
     env: { ...process.env, CAIRN_DATA_DIR: dataDir, PORT: String(port), CAIRN_JWT_SECRET: BENCH_SECRET, CAIRN_MASTER_KEY: BENCH_MASTER_KEY, CAIRN_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  // Said at once: a request that fails next would otherwise only show a reset connection.
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`bench: cairn (pid ${child.pid}) exited by itself: ${signal ? `signal ${signal}` : `code ${code}`}`);
+  });
+  let stopping = false;
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error('cairn exited during start');
@@ -135,6 +140,8 @@ export async function startCairn(env: Record<string, string> = {}): Promise<Cair
       return threadCpuSeconds(child.pid!);
     },
     async stop() {
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
