@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type Consumer, type ICustomPartitioner, type LogEntry, type Message, type Producer } from 'kafkajs';
 import { sleep } from '../../lib/backoff.js';
-import { errorMessage, isTransientError } from '../../lib/errors.js';
+import { errorMessage, isTransientError, TransientError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './types.js';
 
@@ -108,6 +108,8 @@ export class KafkaBus implements Bus {
   readonly kind = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
+  /** Set by close(): sends are refused from then on. */
+  private closed = false;
   /** The producer sends go through, connected or connecting; none after a send failed (see sendNow). */
   private producer: Promise<Producer> | null = null;
   private connecting: Promise<void> | null = null;
@@ -130,6 +132,8 @@ export class KafkaBus implements Bus {
   }
 
   private connectedProducer(): Promise<Producer> {
+    // A closed bus stays closed: the new producer a failed send brings must not bring it back (as when cairn stops).
+    if (this.closed) return Promise.reject(new TransientError('the Kafka bus is closed: cairn is stopping'));
     this.producer ??= (async () => {
       // Idempotent: the broker drops what a retry sends twice. kafkajs sends one produce request per broker at a
       // time for it anyway (a lock per broker), which one request in flight says outright. Its retries are the
@@ -302,6 +306,7 @@ export class KafkaBus implements Bus {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     if (this.connecting) {
       await this.connecting.catch(() => {});
