@@ -315,6 +315,26 @@ export class KafkaBus implements Bus {
   }
 }
 
+/** What a heartbeat refused by a rebalance says: kafkajs marks these not retriable, as its consumer rejoins by itself. */
+const REBALANCE_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION']);
+
+/**
+ * A handler's heartbeat. When the group is rebalancing, the batch is no
+ * longer this member's to finish: that is transient (the batch comes again,
+ * here or to another member), not a failure of the work. A stage that failed
+ * its task on any other error (a re-parsing job marked failed) must not fail
+ * it on this one.
+ */
+async function heartbeatOrRedeliver(heartbeat: () => Promise<void>): Promise<void> {
+  try {
+    await heartbeat();
+  } catch (err) {
+    const type = (err as { type?: unknown }).type;
+    if (typeof type === 'string' && REBALANCE_ERRORS.has(type)) throw new TransientError('the consumer group is rebalancing: the batch will be delivered again', { cause: err });
+    throw err;
+  }
+}
+
 /** How long a subscription waits before it starts a new consumer in place of one kafkajs gave up on. */
 const CONSUMER_RESTART_DELAY_MS = 5_000;
 
@@ -362,7 +382,7 @@ class KafkaSubscription implements Subscription {
         for (let i = 0; i < messages.length; i += maxBatchSize) {
           if (signal.aborted || !isRunning() || isStale()) return; // rest stays uncommitted
           const chunk = messages.slice(i, i + maxBatchSize);
-          await handler(chunk, { signal, heartbeat });
+          await handler(chunk, { signal, heartbeat: () => heartbeatOrRedeliver(heartbeat) });
           if (signal.aborted || isStale()) return;
           const last = chunk[chunk.length - 1]!.offset;
           resolveOffset(last);
