@@ -9,7 +9,7 @@ import { saveIncidents } from '../../clickhouse/tables/incidents.js';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
-import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, openConsole, screenshotBothSchemes, type ConsolePage } from '../helpers/browser.js';
 import { CLAIMS, startTestIdp } from '../helpers/saml-idp.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -41,7 +41,8 @@ describe('the console in a browser', () => {
     return consolePage.page;
   }
 
-  async function logIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  /** Fills the form already shown (a deep link redirected to it): unlike the shared logIn, it neither opens /login nor waits for search. */
+  async function submitLogin(page: Page, who: { email: string; password: string }): Promise<void> {
     await page.getByLabel('Email').fill(who.email);
     await page.getByLabel('Password').fill(who.password);
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -60,9 +61,6 @@ describe('the console in a browser', () => {
     return page.getByRole('status').filter({ hasText: /^(More than )?[\d,]+ (artifact|incident|lead|observation)s?$/ });
   }
 
-  async function expectAccessible(page: Page): Promise<void> {
-    expect(await seriousViolations(page)).toEqual([]);
-  }
 
   beforeAll(async () => {
     // analysis parses the lines into the fields the sidebar lists and raises the rule's leads; the correlator makes incidents of them.
@@ -126,10 +124,10 @@ describe('the console in a browser', () => {
     await expectAccessible(page);
     await screenshotBothSchemes(page, 'login');
 
-    await logIn(page, { ...analyst, password: 'not the password at all' });
+    await submitLogin(page, { ...analyst, password: 'not the password at all' });
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid email or password/i);
 
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     expect(page.url()).toBe(`${api.url}/search?q=sshd&range=7d`);
     await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
@@ -145,7 +143,7 @@ describe('the console in a browser', () => {
   it('runs a search whose count matches the API, newest first, paged; reload shows the same search', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     const query = 'source:auth "invalid user"';
     await page.getByRole('combobox', { name: 'Query' }).fill(query);
@@ -222,7 +220,7 @@ describe('the console in a browser', () => {
   it('searches an absolute time range, counted as the API counts it', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'Custom range' });
     // Minutes in the browser's zone, as the inputs take them.
@@ -254,7 +252,7 @@ describe('the console in a browser', () => {
   it('charts matches over time, and zooms the search to a stretch dragged across the chart', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     // All time: the chart spans the oldest to the newest match.
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
@@ -285,7 +283,7 @@ describe('the console in a browser', () => {
   it('adds a value from the field sidebar to the query, or leaves it out, with counts equal to the API\'s', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -326,7 +324,7 @@ describe('the console in a browser', () => {
   it('completes field names and values from the stored events, as a combobox, and colours the query', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     const box = page.getByRole('combobox', { name: 'Query' });
     await box.click();
     await page.keyboard.type('sshd user.na');
@@ -372,7 +370,7 @@ describe('the console in a browser', () => {
   it('shows chosen fields as columns of the results, kept in the URL', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('sshd');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
@@ -410,7 +408,7 @@ describe('the console in a browser', () => {
   it('measures the first contentful paint of the search page', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     await page.goto('/search?q=sshd&range=7d');
     await expect.poll(() => countOf(page).textContent()).toBe(`${SSH_LINES} artifacts`);
@@ -430,7 +428,7 @@ describe('the console in a browser', () => {
   it("shows a bad query's error at the position the API reports", async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     const query = 'source:auth AND (sshd';
     await page.getByRole('combobox', { name: 'Query' }).fill(query);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -457,7 +455,7 @@ describe('the console in a browser', () => {
       return { page: p, problems: opened.at(-1)!.problems };
     })();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('source:nginx');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: SCRIPT_LINE }).click();
@@ -485,7 +483,7 @@ describe('the console in a browser', () => {
   it('lists incidents, changes one\'s status, and shows it in the list', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
     const list = page.getByRole('table', { name: /^Incidents, / });
@@ -567,7 +565,7 @@ describe('the console in a browser', () => {
   it('shows a viewer no write control, and the API refuses the write anyway', async () => {
     const page = await open();
     await page.goto(`/incidents/${incidentId}`);
-    await logIn(page, viewer);
+    await submitLogin(page, viewer);
     await page.getByRole('heading', { name: incidentTitle }).waitFor();
     expect(await page.getByRole('button', { name: 'Set status' }).count()).toBe(0);
     expect(await page.getByRole('combobox', { name: 'New status' }).count()).toBe(0);
@@ -587,7 +585,7 @@ describe('the console in a browser', () => {
   it("opens an artifact's node, with its facts, sightings, edges and incidents", async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('combobox', { name: 'Query' }).fill('source.ip:203.0.113.7');
     await page.getByRole('combobox', { name: 'Time range' }).selectOption({ label: 'All time' });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -631,7 +629,7 @@ describe('the console in a browser', () => {
   it('lists leads and observations with filters and order in the URL, arrow keys between rows', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
     await page.getByRole('heading', { name: 'Leads', exact: true }).waitFor();
     await expect.poll(() => countOf(page).textContent()).toBe('20 leads');
@@ -680,7 +678,7 @@ describe('the console in a browser', () => {
   it('takes the user back to login when the session ends, and returns them to their place', async () => {
     const page = await open();
     await page.goto('/login');
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('heading', { name: 'Search' }).waitFor();
     await page.goto('/incidents?severity=high');
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
@@ -696,7 +694,7 @@ describe('the console in a browser', () => {
     await page.waitForURL((url) => url.pathname === '/login', { timeout: 30_000 });
     expect(new URL(page.url()).searchParams.get('next')).toBe('/incidents?status=1&severity=high');
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'session has ended' }).count()).toBe(1);
-    await logIn(page, analyst);
+    await submitLogin(page, analyst);
     await page.getByRole('heading', { name: 'Incidents' }).waitFor();
     expect(page.url()).toBe(`${api.url}/incidents?status=1&severity=high`);
 

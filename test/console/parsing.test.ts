@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
-import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, logIn, openConsole, screenshotBothSchemes, type ConsolePage } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SSH_LINES = 30;
@@ -57,17 +57,7 @@ describe('the parsing pages in a browser', () => {
     return consolePage.page;
   }
 
-  async function logIn(page: Page, who: { email: string; password: string }): Promise<void> {
-    await page.goto('/login');
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Search' }).waitFor();
-  }
 
-  async function expectAccessible(page: Page): Promise<void> {
-    expect(await seriousViolations(page)).toEqual([]);
-  }
 
   const percent = (share: number | null) => (share === null ? '–' : `${(share * 100).toFixed(1)}%`);
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { eventually } from '../helpers/buses.js';
-import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, logIn, openConsole, screenshotBothSchemes, type ConsolePage } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery staple';
 const ADDRESSES = 10;
@@ -58,17 +58,7 @@ describe('the rules pages in a browser', () => {
     return consolePage.page;
   }
 
-  async function logIn(page: Page, who: { email: string; password: string }): Promise<void> {
-    await page.goto('/login');
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Search' }).waitFor();
-  }
 
-  async function expectAccessible(page: Page): Promise<void> {
-    expect(await seriousViolations(page)).toEqual([]);
-  }
 
   beforeAll(async () => {
     api = await startTestApi({ stages: ['store', 'analysis'], env: { CAIRN_ORG_ID: orgId, CAIRN_LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' } });

@@ -13,7 +13,7 @@ import { BUILTIN_ROLES } from '../../identity/roles.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { startFeedServer } from '../helpers/feeds.js';
 import { startTestIdp } from '../helpers/saml-idp.js';
-import { launchBrowser, openConsole, screenshotBothSchemes, seriousViolations, type ConsolePage } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, logIn, openConsole, screenshotBothSchemes, type ConsolePage } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -36,17 +36,7 @@ describe('the settings pages in a browser', () => {
     return consolePage.page;
   }
 
-  async function logIn(page: Page, user: { email: string; password: string }): Promise<void> {
-    await page.goto('/login');
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Search' }).waitFor();
-  }
 
-  async function expectAccessible(page: Page): Promise<void> {
-    expect(await seriousViolations(page)).toEqual([]);
-  }
 
   beforeAll(async () => {
     webhook = http.createServer((req, res) => {

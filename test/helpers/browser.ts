@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CAIRN_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../docs/console');
@@ -49,4 +50,23 @@ export async function screenshotBothSchemes(page: Page, name: string): Promise<v
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${colorScheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+/** Logs in by the form, as a person would, and waits for the first page (search). */
+export async function logIn(page: Page, who: Credentials): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Search' }).waitFor();
+}
+
+/** Every console page of the issues must pass axe with no serious or critical violation. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousViolations(page)).toEqual([]);
 }
