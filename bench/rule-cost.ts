@@ -51,7 +51,7 @@ for (const [name, sample] of [['sample mix', lines], ['Windows', windowsLines(di
   costNs(evs, whole); // warm-up
   const base = costNs(evs, [idle]);
   const wholeNs = costNs(evs, whole);
-  const perRule = compiled.map((rule) => ({ rule, ns: costNs(evs, [rule]) - base, gate: rule.gate ? rule.gate.map((g) => `${g.field}:${g.value}`).join(' | ') : 'none' }));
+  const perRule = compiled.map((rule) => ({ rule, ns: costNs(evs, [rule]) - base, gate: rule.gate ? rule.gate.map((g) => ('text' in g ? JSON.stringify(g.text) : 'present' in g ? `${g.field}:*` : `${g.field}:${g.value}`)).join(' | ') : 'none' }));
   perRule.sort((a, b) => b.ns - a.ns);
   console.log(`\n${name}: ${evs.length} events; matching with no rule met ${base.toFixed(0)} ns/event, with the whole pack (${whole.length} rules) ${wholeNs.toFixed(0)} ns/event`);
   for (const { rule, ns, gate } of perRule.slice(0, Number(args.top))) console.log(`  ${ns.toFixed(0).padStart(6)} ns  ${rule.rule.name}  [gate: ${gate.slice(0, 90)}]`);

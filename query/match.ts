@@ -266,38 +266,54 @@ export function compileMatcher(query: QueryNode, shared?: SharedParts): (target:
   return compile(query, shared);
 }
 
-/** A value of a parsed field (ASCII lower-cased, as equality compares). */
-export interface FieldValuePair {
-  field: string;
-  value: string;
-}
+/**
+ * A condition every match of a query meets, cheap to check on an event: a
+ * value of a parsed field (ASCII lower-cased, as equality compares), a
+ * parsed field being present, or a text found in the line (ASCII
+ * lower-cased, as text terms search it).
+ */
+export type GateTerm = { field: string; value: string } | { field: string; present: true } | { text: string };
 
 /**
- * Field values one of which every match of the query has, from its equality
- * tests on parsed fields (`source` and `id` compare exactly and are left
- * out); null when the query names no such set. An equality gives its value;
- * an OR the values of all its branches (null if a branch has none); an AND
- * the set of one of its parts, the one `cost` ranks cheapest; NOT, text and
- * the other field tests none. An event with none of the values cannot match,
- * which lets rules be looked up by value (pipeline/leads/dispatch.ts).
+ * Terms one of which every match of the query meets; null when the query
+ * names no such set. An equality on a parsed field gives its value, any other
+ * test of a parsed field the field's presence (`source` and `id` are not
+ * parsed fields), a text term its text, a text glob its longest literal; an
+ * OR the terms of all its branches (null if a branch has none); an AND the
+ * terms of one of its parts, the set `cost` ranks cheapest; NOT none. An event
+ * meeting none of the terms cannot match, which lets rules be looked up by
+ * them (pipeline/leads/dispatch.ts).
  */
-export function requiredValues(query: QueryNode, cost: (pairs: FieldValuePair[]) => number): FieldValuePair[] | null {
+export function requiredTerms(query: QueryNode, cost: (terms: GateTerm[]) => number): GateTerm[] | null {
   switch (query.kind) {
     case 'eq':
-      return (ARTIFACT_FIELDS as readonly string[]).includes(query.field) ? null : [{ field: query.field, value: asciiLower(query.value) }];
+    case 'glob':
+    case 'exists':
+    case 'cidr':
+    case 'range':
+    case 'regex':
+      if ((ARTIFACT_FIELDS as readonly string[]).includes(query.field)) return null;
+      return [query.kind === 'eq' ? { field: query.field, value: asciiLower(query.value) } : { field: query.field, present: true }];
+    case 'text':
+      return [{ text: asciiLower(query.value) }];
+    case 'text_glob': {
+      let longest = '';
+      for (const part of globParts(query.pattern)) if ('literal' in part && part.literal.length > longest.length) longest = part.literal;
+      return longest.length >= 3 ? [{ text: asciiLower(longest) }] : null;
+    }
     case 'or': {
-      const pairs: FieldValuePair[] = [];
+      const terms: GateTerm[] = [];
       for (const child of query.children) {
-        const required = requiredValues(child, cost);
+        const required = requiredTerms(child, cost);
         if (!required) return null;
-        for (const pair of required) if (!pairs.some((p) => p.field === pair.field && p.value === pair.value)) pairs.push(pair);
+        for (const term of required) if (!terms.some((t) => sameTerm(t, term))) terms.push(term);
       }
-      return pairs;
+      return terms;
     }
     case 'and': {
-      let best: FieldValuePair[] | null = null;
+      let best: GateTerm[] | null = null;
       for (const child of query.children) {
-        const required = requiredValues(child, cost);
+        const required = requiredTerms(child, cost);
         if (required && (!best || cost(required) < cost(best))) best = required;
       }
       return best;
@@ -305,4 +321,9 @@ export function requiredValues(query: QueryNode, cost: (pairs: FieldValuePair[])
     default:
       return null;
   }
+}
+
+function sameTerm(a: GateTerm, b: GateTerm): boolean {
+  if ('text' in a || 'text' in b) return 'text' in a && 'text' in b && a.text === b.text;
+  return a.field === b.field && ('value' in a ? 'value' in b && a.value === b.value : 'present' in b);
 }

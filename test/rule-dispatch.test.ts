@@ -126,27 +126,35 @@ describe('a rule\'s gate', () => {
     ]);
   });
 
-  it('is none where a match need not have one of a few values: NOT, wildcards, CIDR, ranges, exists, text, the artifact columns, an OR with such a branch', () => {
-    for (const pattern of [
-      'NOT event.outcome:success',
-      'user.name:(root OR adm*)',
-      'event.action:ssh*',
-      'source.ip:10.0.0.0/8',
-      'http.response.status_code:[400 TO 499]',
-      'host.name:*',
-      '"Failed password"',
-      'source:auth',
-      'id:abc',
-      '(event.category:authentication AND user.name:root) OR "Failed password"',
-      '*',
-    ]) {
+  it('is a field\'s presence for the other tests of a field, the text of a text term, the longest literal of a text glob', () => {
+    expect(of('user.name:(root OR adm*)')).toEqual([
+      { field: 'user.name', value: 'root' },
+      { field: 'user.name', present: true },
+    ]);
+    for (const pattern of ['event.action:ssh*', 'source.ip:10.0.0.0/8', 'http.response.status_code:[400 TO 499]', 'host.name:*', 'process.command_line:/.*curl.*/']) {
+      expect(of(pattern), pattern).toEqual([{ field: pattern.slice(0, pattern.indexOf(':')), present: true }]);
+    }
+    expect(of('"Failed Password"')).toEqual([{ text: 'failed password' }]);
+    expect(of('*JNDI:*')).toEqual([{ text: 'jndi:' }]);
+    expect(of('("Created symlink" AND /etc/systemd/) OR event.action:service-installed')).toEqual([
+      { text: 'created symlink' },
+      { field: 'event.action', value: 'service-installed' },
+    ]);
+    // A value beats a text, a text beats a broad field.
+    expect(of('"Failed password" AND event.category:authentication')).toEqual([{ text: 'failed password' }]);
+    expect(of('"Failed password" AND user.name:root')).toEqual([{ field: 'user.name', value: 'root' }]);
+  });
+
+  it('is none where a match need meet no term: NOT, the artifact columns, a short text glob, an OR with such a branch', () => {
+    for (const pattern of ['NOT event.outcome:success', 'source:auth', 'id:abc', '*ab*', '(event.category:authentication AND user.name:root) OR NOT user.name:x', '*']) {
       expect(of(pattern), pattern).toBeNull();
     }
   });
 });
 
 describe('rule dispatch', () => {
-  const candidatesOf = (rules: CompiledRule[], fields: Record<string, FieldValue>) => new RuleDispatch(rules).candidates(fields, []).map((r) => r.rule.id);
+  const candidatesOf = (rules: CompiledRule[], fields: Record<string, FieldValue>, raw = '') =>
+    new RuleDispatch(rules).candidates(new PreparedTarget({ id: 'a', source: 's', raw, fields }), []).map((r) => r.rule.id);
 
   it('meets a rule whatever the case of the value, in any value of an array, as text of a number, once', () => {
     const rules = ['event.category:Authentication', 'event.type:(start OR connection)', 'destination.port:22', 'process.name:sshd OR event.code:4625'].map((pattern, i) =>
@@ -158,6 +166,18 @@ describe('rule dispatch', () => {
     expect(candidatesOf(rules, { 'process.name': 'SSHD', 'event.code': 4625 })).toEqual(['r3']);
     expect(candidatesOf(rules, { 'event.code': [4624, 4625] })).toEqual(['r3']);
     expect(candidatesOf(rules, { 'event.category': 'process' })).toEqual([]);
+  });
+
+  it('meets a rule filed under a field whatever its value, and one filed under a text in any case of the line', () => {
+    const rules = ['dns.question.name:*', '"Created symlink" OR event.action:service-installed', '*jndi* AND url.path:x', '*jndi* AND NOT url.path:x'].map((pattern, i) =>
+      compileRule(leadRule(`r${i}`, { pattern })),
+    );
+    expect(candidatesOf(rules, { 'dns.question.name': 'a.example' })).toEqual(['r0']);
+    expect(candidatesOf(rules, {}, 'systemctl[1]: CREATED SYMLINK /etc/x')).toEqual(['r1']);
+    expect(candidatesOf(rules, { 'event.action': 'Service-Installed' })).toEqual(['r1']);
+    expect(candidatesOf(rules, { 'url.path': 'x' }, 'GET /')).toEqual(['r2']);
+    expect(candidatesOf(rules, { 'url.path': 'y' }, 'GET /${jndi:ldap://a}')).toEqual(['r3']);
+    expect(candidatesOf(rules, { 'url.path': 'y' }, 'created a symlink')).toEqual([]);
   });
 
   it('keeps the rules of a list in its order, whichever values filed them', () => {

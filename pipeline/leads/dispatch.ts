@@ -1,12 +1,13 @@
 // Which rules an event may match, without trying every rule on it. Most
 // rules require one of a few values of fields (`event.category:authentication`,
-// `event.code:(4624 OR 4625)`, `process.name:sudo OR event.action:sudo-command`):
-// such a rule is filed under those values (its gate, query/match.ts
-// requiredValues), and an event only meets the rules filed under the values
-// it has, and the rules without a gate. With a pack of rules across log
+// `event.code:(4624 OR 4625)`, `process.name:sudo OR event.action:sudo-command`),
+// a field (`dns.question.name:*`) or a text in the line ("Created symlink"):
+// such a rule is filed under those terms (its gate, query/match.ts
+// requiredTerms), and an event only meets the rules filed under the terms it
+// meets, and the rules without a gate. With a pack of rules across log
 // families, an event meets a handful of them.
 import type { QueryNode } from '../../query/ast.js';
-import { requiredValues, type FieldValuePair } from '../../query/match.js';
+import { requiredTerms, type GateTerm, type PreparedTarget } from '../../query/match.js';
 import { asciiLower } from '../../query/values.js';
 import type { FieldValue } from '../../topics/index.js';
 import type { CompiledRule } from './rules.js';
@@ -14,16 +15,32 @@ import type { CompiledRule } from './rules.js';
 /** Fields most events have and share a few values of: a gate on them is kept only when a rule has no other. */
 const BROAD_FIELDS = new Set(['event.kind', 'event.category', 'event.type', 'event.outcome']);
 
-/** What a gate costs: the values it lets through, those of the broad fields as very many. */
-function gateCost(pairs: FieldValuePair[]): number {
+/**
+ * What a gate costs: the events it lets through. A field's presence lets
+ * through every event that has it (most have an address): more than values
+ * of broad fields, so it is a gate only where a rule has no other. A text
+ * fewer, though it is searched in every line.
+ */
+function gateCost(terms: GateTerm[]): number {
   let cost = 0;
-  for (const { field } of pairs) cost += BROAD_FIELDS.has(field) ? 1000 : 1;
+  for (const term of terms) cost += 'text' in term ? 20 : 'present' in term ? 10_000 : BROAD_FIELDS.has(term.field) ? 1000 : 1;
   return cost;
 }
 
-/** The values a rule's pattern is filed under; null for a rule every event meets. */
-export function gateOf(query: QueryNode): FieldValuePair[] | null {
-  return requiredValues(query, gateCost);
+/** The terms a rule's pattern is filed under; null for a rule every event meets. */
+export function gateOf(query: QueryNode): GateTerm[] | null {
+  return requiredTerms(query, gateCost);
+}
+
+/** The rules filed under one field: by its values, and those that only need it present. */
+interface FieldGate {
+  /**
+   * The places of the rules filed under each value. A value that is a number
+   * is filed under the number too, so a numeric field (a status code, a port,
+   * an event id) is looked up without making its text.
+   */
+  byValue: Map<string | number, number[]>;
+  present: number[];
 }
 
 export class RuleDispatch {
@@ -31,13 +48,9 @@ export class RuleDispatch {
   private readonly ungated: Uint8Array;
   /** The rules an event meets, by place: marked, then read in the list's order, so each is met once and in order. */
   private readonly met: Uint8Array;
-  /**
-   * Per gate field, the places of the rules filed under each value: an
-   * array, as iterating a Map's entries allocates per event. A value that is
-   * a number is filed under the number too, so a numeric field (a status
-   * code, a port, an event id) is looked up without making its text.
-   */
-  private readonly gated: { field: string; byValue: Map<string | number, number[]> }[] = [];
+  private readonly byField = new Map<string, FieldGate>();
+  /** Texts searched in the line (lower-cased), with the places of the rules filed under each. */
+  private readonly texts: { text: string; places: number[] }[] = [];
 
   constructor(private readonly rules: readonly CompiledRule[]) {
     this.ungated = new Uint8Array(rules.length);
@@ -47,33 +60,58 @@ export class RuleDispatch {
         this.ungated[index] = 1;
         continue;
       }
-      for (const { field, value } of rule.gate) {
-        let entry = this.gated.find((g) => g.field === field);
-        if (!entry) this.gated.push((entry = { field, byValue: new Map() }));
-        const keys: (string | number)[] = String(Number(value)) === value ? [value, Number(value)] : [value];
+      for (const term of rule.gate) {
+        if ('text' in term) {
+          const entry = this.texts.find((t) => t.text === term.text);
+          if (entry) addPlace(entry.places, index);
+          else this.texts.push({ text: term.text, places: [index] });
+          continue;
+        }
+        let gate = this.byField.get(term.field);
+        if (!gate) this.byField.set(term.field, (gate = { byValue: new Map(), present: [] }));
+        if ('present' in term) {
+          addPlace(gate.present, index);
+          continue;
+        }
+        const keys: (string | number)[] = String(Number(term.value)) === term.value ? [term.value, Number(term.value)] : [term.value];
         for (const key of keys) {
-          const places = entry.byValue.get(key);
-          if (!places) entry.byValue.set(key, [index]);
-          else if (!places.includes(index)) places.push(index);
+          const places = gate.byValue.get(key);
+          if (!places) gate.byValue.set(key, [index]);
+          else addPlace(places, index);
         }
       }
     }
   }
 
-  /** Fills `into` with the rules an event with these fields may match, each once, in the list's order (`into` is emptied first: one array serves a whole batch). */
-  candidates(fields: Record<string, FieldValue>, into: CompiledRule[]): CompiledRule[] {
+  /** Fills `into` with the rules the event may match, each once, in the list's order (`into` is emptied first: one array serves a whole batch). */
+  candidates(target: PreparedTarget, into: CompiledRule[]): CompiledRule[] {
     const met = this.met;
     met.set(this.ungated);
-    for (const { field, byValue } of this.gated) {
-      const present = fields[field];
-      if (present === undefined) continue;
-      if (!Array.isArray(present)) markFiled(met, byValue, present);
-      else for (const value of present) markFiled(met, byValue, value);
+    const fields = target.target.fields;
+    // The event's fields are fewer than the gates' and each is found in a Map: reading each gate field from the
+    // event instead cost twice as much (a keyed read of an object of changing shape).
+    for (const field in fields) {
+      const gate = this.byField.get(field);
+      if (gate === undefined) continue;
+      for (const place of gate.present) met[place] = 1;
+      if (gate.byValue.size === 0) continue;
+      const present = fields[field]!;
+      if (!Array.isArray(present)) markFiled(met, gate.byValue, present);
+      else for (const value of present) markFiled(met, gate.byValue, value);
+    }
+    const texts = this.texts;
+    if (texts.length > 0) {
+      const line = target.lowerRaw;
+      for (let i = 0; i < texts.length; i++) if (line.includes(texts[i]!.text)) for (const place of texts[i]!.places) met[place] = 1;
     }
     into.length = 0;
     for (let i = 0; i < met.length; i++) if (met[i] === 1) into.push(this.rules[i]!);
     return into;
   }
+}
+
+function addPlace(places: number[], index: number): void {
+  if (!places.includes(index)) places.push(index);
 }
 
 function markFiled(met: Uint8Array, byValue: Map<string | number, number[]>, value: FieldValue): void {

@@ -70,7 +70,7 @@ export function forEachMatch(
     if (rules !== lastRules) [lastRules, dispatch] = [rules, dispatchOf(rules)];
     const target = new PreparedTarget({ id: event.artifact_id, source: event.source, raw: event.raw, fields: event.fields });
     let at: number | undefined;
-    for (const rule of dispatch!.candidates(event.fields, candidates)) {
+    for (const rule of dispatch!.candidates(target, candidates)) {
       if (rule.source && rule.source !== event.source) continue;
       if (!rule.matches(target)) continue;
       const keys = rule.countKeys ? rule.countKeys(target) : NO_KEYS;

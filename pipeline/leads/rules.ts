@@ -6,7 +6,7 @@
 import type { LeadRule } from '../../clickhouse/tables/lead-rules.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { Logger } from '../../lib/logger.js';
-import { compileMatcher, SharedParts, type FieldValuePair, type PreparedTarget } from '../../query/match.js';
+import { compileMatcher, SharedParts, type GateTerm, type PreparedTarget } from '../../query/match.js';
 import type { QueryNode } from '../../query/ast.js';
 import { parseQuery } from '../../query/parse.js';
 import { WatchedList } from '../state/watched-list.js';
@@ -28,8 +28,8 @@ export interface CompiledRule {
   /** The artifact source the rule is limited to (`conditions.source`), if any. */
   source: string | undefined;
   matches: (target: PreparedTarget) => boolean;
-  /** Field values one of which every match has: the rule is filed under them (dispatch.ts); null for none. */
-  gate: FieldValuePair[] | null;
+  /** Terms one of which every match meets (values, fields, texts): the rule is filed under them (dispatch.ts); null for none. */
+  gate: GateTerm[] | null;
   /** window: fire when `threshold` matching events (or distinct keys) fall in one window of `windowMs`. */
   threshold?: number;
   /** window and ordered: the window's length. */
