@@ -4,6 +4,7 @@
 // the differential test (query/backends.test.ts) holds the two together.
 import ipaddr from 'ipaddr.js';
 import { QuerySyntaxError } from './errors.js';
+import { escapeRegExp } from '../lib/regex-escape.js';
 
 /** Lower-cases ASCII letters only, as the store's `lower()` does. */
 const ASCII_UPPER = /[A-Z]/;
@@ -83,7 +84,7 @@ export function globSource(parts: GlobPart[], anchored: boolean): string {
   while (end > first && 'any' in parts[end - 1]!) end--;
   const body = parts
     .slice(first, end)
-    .map((p) => ('literal' in p ? asciiLower(p.literal).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'any' in p ? '[^]*' : '[^]'))
+    .map((p) => ('literal' in p ? escapeRegExp(asciiLower(p.literal)) : 'any' in p ? '[^]*' : '[^]'))
     .join('');
   return `${start ? '^' : ''}${body}${stop ? '$' : ''}`;
 }

@@ -11,6 +11,7 @@ import { requiredTerms, type GateTerm, type PreparedTarget } from '../../query/m
 import { asciiLower } from '../../query/values.js';
 import type { FieldValue } from '../../topics/index.js';
 import type { CompiledRule } from './rules.js';
+import { escapeRegExp } from '../../lib/regex-escape.js';
 
 /** Fields most events have and share a few values of: a gate on them is kept only when a rule has no other. */
 const BROAD_FIELDS = new Set(['event.kind', 'event.category', 'event.type', 'event.outcome']);
@@ -53,6 +54,14 @@ export class RuleDispatch {
   private readonly fieldGates: FieldGate[] = [];
   /** Texts searched in the line (lower-cased), with the places of the rules filed under each. */
   private readonly texts: { text: string; places: number[] }[] = [];
+  /**
+   * Whether a line may have any of the texts: one case-insensitive search of
+   * the line as it comes, two to five times faster than lower-casing it to
+   * look for each text, and almost every line has none. It finds at least
+   * what the lower-cased search finds (without the u flag, /i folds ASCII
+   * letters as asciiLower does, and some other letters besides).
+   */
+  private readonly anyText: RegExp | null;
 
   constructor(private readonly rules: readonly CompiledRule[]) {
     this.ungated = new Uint8Array(rules.length);
@@ -83,6 +92,7 @@ export class RuleDispatch {
         }
       }
     }
+    this.anyText = this.texts.length > 0 ? new RegExp(this.texts.map(({ text }) => escapeRegExp(text)).join('|'), 'i') : null;
   }
 
   /** Fills `into` with the rules the event may match, each once, in the list's order (`into` is emptied first: one array serves a whole batch). */
@@ -100,7 +110,7 @@ export class RuleDispatch {
       else for (const value of present) markFiled(met, gate.byValue, value);
     }
     const texts = this.texts;
-    if (texts.length > 0) {
+    if (texts.length > 0 && this.anyText!.test(target.target.raw)) {
       const line = target.lowerRaw;
       for (let i = 0; i < texts.length; i++) if (line.includes(texts[i]!.text)) for (const place of texts[i]!.places) met[place] = 1;
     }

@@ -6,6 +6,7 @@ import type { EventFields, FormatParser, ParseContext } from '../types.js';
 import { LiteralIndex } from '../literal-index.js';
 import { readWithFormat } from './read.js';
 import { loadVendors, type CompiledFormat, type Vendor } from './spec.js';
+import { escapeRegExp } from '../../../lib/regex-escape.js';
 
 export class DeviceCatalogue {
   private readonly formats: CompiledFormat[];
@@ -17,7 +18,7 @@ export class DeviceCatalogue {
   constructor(readonly vendors: Vendor[]) {
     this.formats = vendors.flatMap((v) => v.formats);
     const markers = [...new Set(this.formats.flatMap((f) => f.markers))];
-    this.anyMarker = new RegExp(markers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+    this.anyMarker = new RegExp(markers.map(escapeRegExp).join('|'));
     for (const format of this.formats) for (const marker of format.markers) this.markerIndex.add(marker, format);
     this.sources = new Set(vendors.flatMap((v) => v.spec.sources.map((s) => s.toLowerCase())));
   }

@@ -47,6 +47,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { compilePattern, MACRO_NAMES } from '../decoders/catalogue.js';
 import { kindOf, VALUE_KINDS, type ValueKind } from './values.js';
+import { escapeRegExp } from '../../../lib/regex-escape.js';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const Template = z.union([Scalar, z.array(z.string()), z.null()]);
@@ -274,10 +275,6 @@ export interface Vendor {
   formats: CompiledFormat[];
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function compileRegex(source: string, where: string, file: string, flags = ''): RegExp {
   try {
     return new RegExp(source, flags);
@@ -337,11 +334,11 @@ const QUOTED_VALUE = `"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'`;
  * ("Device IP Address=") and its bare value runs to the next separator ("Outside Zone").
  */
 function kvPairRegex(assign: string, separator: string): RegExp {
-  const equals = escapeRegex(assign);
+  const equals = escapeRegExp(assign);
   if (separator === ' ') return new RegExp(`([A-Za-z_][\\w.\\-/]*)${equals}(${QUOTED_VALUE}|[^\\s]*)`, 'g');
   // The separator is a set of characters (Huawei writes ";" or ","), one of which ends a pair.
   const sep = [...separator].map((c) => c.replace(/[\]\\^-]/g, '\\$&')).join('');
-  const first = escapeRegex(assign[0]!);
+  const first = escapeRegExp(assign[0]!);
   // The key ends on a character that is no space, so "key  =" has one reading (no backtracking over spaces).
   return new RegExp(`(?:^|[${sep}])\\s*([A-Za-z_](?:[^${sep}${first}]*[^\\s${sep}${first}])?)\\s*${equals}(${QUOTED_VALUE}|[^${sep}\\r\\n]*)`, 'g');
 }

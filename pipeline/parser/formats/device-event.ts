@@ -5,6 +5,7 @@ import { canonicalIp } from '../ip.js';
 import { parseSyslogHeader, syslogFields } from '../syslog-header.js';
 import type { EventFields, ParseContext } from '../types.js';
 import { lookupTable } from '../../../lib/lookup-table.js';
+import { escapeRegExp } from '../../../lib/regex-escape.js';
 
 const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
@@ -72,10 +73,10 @@ export function parseWithFormat(text: string, format: string): string | undefine
       rest = rest.slice(length);
     } else if (rest.startsWith("'")) {
       const end = rest.indexOf("'", 1);
-      source += (end < 0 ? rest.slice(1) : rest.slice(1, end)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      source += escapeRegExp(end < 0 ? rest.slice(1) : rest.slice(1, end));
       rest = end < 0 ? '' : rest.slice(end + 1);
     } else {
-      source += rest[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      source += escapeRegExp(rest[0]!);
       rest = rest.slice(1);
     }
   }

@@ -14,6 +14,7 @@ import { parseLogTime } from '../envelope.js';
 import type { ParseContext } from '../types.js';
 import { lookupTable, setOwn } from '../../../lib/lookup-table.js';
 import type { WinEvent } from './record.js';
+import { escapeRegExp } from '../../../lib/regex-escape.js';
 
 const MARKER = 'MSWinEventLog\t';
 
@@ -150,7 +151,7 @@ const SECTION_ACCOUNT_NAMES = lookupTable<Record<string, string>>({
 
 const ALL_LABELS = [...Object.keys(SECTIONS), ...Object.keys(LABELS), ...Object.keys(ACCOUNT_LABELS)]
   .sort((a, b) => b.length - a.length)
-  .map((label) => label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  .map((label) => escapeRegExp(label));
 /** Any label followed by its colon; longest first, so "Process Name" is not read as "Name". */
 const LABEL = new RegExp(`(?:^|\\s)(${ALL_LABELS.join('|')}):`, 'g');
 
