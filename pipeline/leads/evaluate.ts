@@ -120,7 +120,7 @@ async function evaluateWindows(matches: Match[], state: HotState): Promise<Evalu
       state,
       `${ruleBase(rule, group)}:${windowStart}`,
       windowTtl(rule.windowMs!),
-      matches.map(({ event, at, keys }) => ({ artifactId: event.artifact_id, at, nodeIds: event.entities.map((e) => e.id), keys })),
+      matches.map(({ event, at, keys }) => ({ artifactId: event.artifact_id, at, nodeIds: eventNodeIds(event), keys })),
     );
     const candidate = await windowFiring(state, rule, group, windowStart, rule.threshold!, matches[0]!.event);
     if (candidate) candidates.push(candidate);

@@ -17,7 +17,7 @@
 // window), as threshold rules have, whatever order events came in, so
 // several completions close together update one lead.
 import type { HotState } from '../state/index.js';
-import { addToWindow, ruleBase, windowFiring, windowTtl, type Candidate, type Evaluated, type Match, type RuleEvent, type WindowEntry } from './windows.js';
+import { addToWindow, eventNodeIds, ruleBase, windowFiring, windowTtl, type Candidate, type Evaluated, type Match, type RuleEvent, type WindowEntry } from './windows.js';
 import type { CompiledRule } from './rules.js';
 
 /** Earlier-pattern events kept with a firing, per pattern, from the start of the sequence to its end (besides the sequence itself). */
@@ -51,7 +51,7 @@ function fromEntry({ member, at }: { member: string; at: number }): StepEvent {
 }
 
 function stepEvent({ event, at }: { event: RuleEvent; at: number }): StepEvent {
-  return { artifactId: event.artifact_id, at, nodeIds: [...new Set(event.entities.map((e) => e.id))] };
+  return { artifactId: event.artifact_id, at, nodeIds: eventNodeIds(event) };
 }
 
 /**

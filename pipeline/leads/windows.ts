@@ -78,7 +78,7 @@ export function groupValue(event: RuleEvent, field: string): string | null {
   return first === undefined ? null : String(first);
 }
 
-/** The nodes an event names, as many as a firing keeps. */
+/** The nodes an event names, each once, as many as a firing keeps: what a firing, a window and a sequence record of it. */
 export function eventNodeIds(event: RuleEvent): string[] {
   return [...new Set(event.entities.map((e) => e.id))].slice(0, MAX_FIRING_NODES);
 }
