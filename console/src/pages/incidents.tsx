@@ -7,8 +7,8 @@ import { navigate, place, withParams } from '../router.ts';
 import { Time } from '../time.tsx';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
-import { SORTS, sortFrom } from '../list-sort.ts';
-import { SEVERITIES } from '../severity.tsx';
+import { SeverityAndOrder } from '../list-filters.tsx';
+import { sortFrom } from '../list-sort.ts';
 
 export const STATUSES: ReadonlyArray<{ value: number; name: string }> = [
   { value: 1, name: 'New' },
@@ -106,23 +106,7 @@ export function IncidentsPage() {
             </option>
           ))}
         </select>
-        <label for="severity-filter">Severity</label>
-        <select id="severity-filter" value={severity} onChange={(e) => navigate(urlWith({ severity: e.currentTarget.value }))}>
-          <option value="">Any severity</option>
-          {SEVERITIES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label for="sort">Order</label>
-        <select id="sort" value={sort.key} onChange={(e) => navigate(urlWith({ sort: e.currentTarget.value === 'newest' ? '' : e.currentTarget.value }))}>
-          {SORTS.map((s) => (
-            <option key={s.key} value={s.key}>
-              {s.label}
-            </option>
-          ))}
-        </select>
+        <SeverityAndOrder severity={severity} sortKey={sort.key} change={(params) => navigate(urlWith(params))} />
       </form>
       {error.value && (
         <p class="error" role="alert">

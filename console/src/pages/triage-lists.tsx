@@ -10,8 +10,9 @@ import { navigate, place, withParams } from '../router.ts';
 import { Time } from '../time.tsx';
 import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
-import { SEVERITIES, SeverityBadge } from '../severity.tsx';
-import { SORTS, sortFrom } from '../list-sort.ts';
+import { SeverityBadge } from '../severity.tsx';
+import { SeverityAndOrder } from '../list-filters.tsx';
+import { sortFrom } from '../list-sort.ts';
 import { evidenceHref } from '../evidence.tsx';
 
 const PAGE_SIZE = 50;
@@ -78,23 +79,7 @@ function ListPage<T extends { id: string }>({ path, title, noun, apiPath, field,
       <h1 id="page-title">{title}</h1>
       <TriageTabs current={path} />
       <form class="filters" aria-label={`${title} filters`} onSubmit={(e) => e.preventDefault()}>
-        <label for="severity-filter">Severity</label>
-        <select id="severity-filter" value={severity} onChange={(e) => navigate(urlWith({ severity: e.currentTarget.value }))}>
-          <option value="">Any severity</option>
-          {SEVERITIES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label for="sort">Order</label>
-        <select id="sort" value={sort.key} onChange={(e) => navigate(urlWith({ sort: e.currentTarget.value === 'newest' ? '' : e.currentTarget.value }))}>
-          {SORTS.map((s) => (
-            <option key={s.key} value={s.key}>
-              {s.label}
-            </option>
-          ))}
-        </select>
+        <SeverityAndOrder severity={severity} sortKey={sort.key} change={(params) => navigate(urlWith(params))} />
       </form>
       {error.value && (
         <p class="error" role="alert">
