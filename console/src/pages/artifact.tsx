@@ -7,6 +7,7 @@ import { api, ApiError } from '../api.ts';
 import { Time } from '../time.tsx';
 import { can } from '../session.ts';
 import { nodeHref } from '../graph-node.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 export interface Artifact {
   id: string;
@@ -113,11 +114,7 @@ export function ArtifactPanel({ id, known, onClose }: { id: string; known: Artif
           Close
         </button>
       </div>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       {!artifact && !error.value && <p role="status">Loading…</p>}
       {artifact && (
         <>

@@ -9,6 +9,7 @@ import { api, ApiError } from '../api.ts';
 import { navigate, place, withParams } from '../router.ts';
 import { can } from '../session.ts';
 import { Time } from '../time.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 const RANGES = [
   { key: '24h', label: 'Last 24 hours', ms: 86_400_000 },
@@ -107,11 +108,7 @@ export function CoveragePage() {
           ))}
         </select>
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       {!r && !error.value && <p role="status">Loading…</p>}
       {r && t && (
         <>

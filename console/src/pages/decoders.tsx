@@ -11,6 +11,7 @@ import { navigate, place } from '../router.ts';
 import { can } from '../session.ts';
 import { Time } from '../time.tsx';
 import { ParsingTabs } from './coverage.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 interface StoredDecoder {
   id: string;
@@ -66,11 +67,7 @@ export function DecodersPage() {
         Your own services, tried before the shipped ones, in this order.{' '}
         {can('signals:manage') && <a href="/parsing/decoders/new">New decoder</a>}
       </p>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       <p role="status" class="status">
         {data ? `${data.total} decoder${data.total === 1 ? '' : 's'}` : 'Loading…'}
       </p>
@@ -237,11 +234,7 @@ export function DecoderPage({ id }: { id: string | null }) {
               </span>
             )}
           </div>
-          {state.value.error && (
-            <p class="error" role="alert">
-              {state.value.error}
-            </p>
-          )}
+          <ErrorLine message={state.value.error} />
         </div>
         <section class="preview" aria-labelledby="tests-title">
           <h2 id="tests-title">Test lines</h2>

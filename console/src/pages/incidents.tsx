@@ -9,6 +9,7 @@ import { PageLink } from '../page-link.tsx';
 import { moveInRows } from '../list-keys.ts';
 import { SeverityAndOrder } from '../list-filters.tsx';
 import { sortFrom } from '../list-sort.ts';
+import { ErrorLine } from '../messages.tsx';
 
 export const STATUSES: ReadonlyArray<{ value: number; name: string }> = [
   { value: 1, name: 'New' },
@@ -108,11 +109,7 @@ export function IncidentsPage() {
         </select>
         <SeverityAndOrder severity={severity} sortKey={sort.key} change={(params) => navigate(urlWith(params))} />
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       <p role="status" class="status">
         {data ? `${data.total.toLocaleString()} incident${data.total === 1 ? '' : 's'}` : 'Loading…'}
       </p>

@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { login, sessionNotice } from '../session.ts';
 import { place, safeReturnPath, withParams } from '../router.ts';
+import { ErrorLine } from '../messages.tsx';
 
 interface Methods {
   methods: string[];
@@ -68,11 +69,7 @@ export function LoginPage() {
         <input id="email" ref={emailInput} type="text" inputMode="email" autoComplete="username" required value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} />
         <label for="password">Password</label>
         <input id="password" type="password" autoComplete="current-password" required value={password.value} onInput={(e) => (password.value = e.currentTarget.value)} />
-        {error.value && (
-          <p class="error" role="alert">
-            {error.value}
-          </p>
-        )}
+        <ErrorLine message={error.value} />
         <button type="submit" disabled={busy.value}>
           {busy.value ? 'Logging in…' : 'Log in'}
         </button>

@@ -11,6 +11,7 @@ import { can } from '../session.ts';
 import { PageLink } from '../page-link.tsx';
 import { Time } from '../time.tsx';
 import { SettingsTabs } from './settings.tsx';
+import { ErrorLine, NoticeLine } from '../messages.tsx';
 
 const errorText = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
 const HEALTH_REFRESH_MS = 10_000;
@@ -102,16 +103,8 @@ export function HealthPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Service health</h1>
       <SettingsTabs current="/settings/health" />
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
-      {notice.value && (
-        <p role="status" class="notice">
-          {notice.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
+      <NoticeLine message={notice.value} />
       {services.value && (
         <table>
           <caption class="visually-hidden">Services and dependencies</caption>
@@ -261,11 +254,7 @@ export function AuditPage() {
         </select>
         <button type="submit">Filter</button>
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       <p role="status" class="status">
         {data ? `${data.total.toLocaleString()} entr${data.total === 1 ? 'y' : 'ies'}` : 'Loading…'}
       </p>
@@ -392,16 +381,8 @@ export function TlsPage() {
       <h1 id="page-title">TLS certificate</h1>
       <SettingsTabs current="/settings/tls" />
       {status.value && <p class="status">{status.value.message}.</p>}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
-      {notice.value && (
-        <p role="status" class="notice">
-          {notice.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
+      <NoticeLine message={notice.value} />
       {certificates.value && certificates.value.length === 0 && <p class="empty">No certificate stored.</p>}
       {certificates.value && certificates.value.length > 0 && (
         <table>
@@ -578,16 +559,8 @@ export function AuthSettingsPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Authentication</h1>
       <SettingsTabs current="/settings/auth" />
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
-      {notice.value && (
-        <p role="status" class="notice">
-          {notice.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
+      <NoticeLine message={notice.value} />
       <form
         class="stack"
         aria-label="Authentication settings"
@@ -730,16 +703,8 @@ export function AppliancePage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Appliance</h1>
       <SettingsTabs current="/settings/appliance" />
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
-      {notice.value && (
-        <p role="status" class="notice">
-          {notice.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
+      <NoticeLine message={notice.value} />
       {!c && !error.value && <p role="status">Loading…</p>}
       {c && (
         <form

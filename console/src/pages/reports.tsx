@@ -7,6 +7,7 @@ import { useEffect } from 'preact/hooks';
 import { api, ApiError, download } from '../api.ts';
 import { navigate, place, withParams } from '../router.ts';
 import { Time } from '../time.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 const PERIODS = [
   { key: '7d', label: 'Last 7 days', days: 7 },
@@ -158,11 +159,7 @@ export function ReportsPage() {
           </span>
         )}
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       {!r && !error.value && <p role="status">Loading…</p>}
       {r && (
         <>

@@ -11,6 +11,7 @@ import { QueryBox } from '../query-box.tsx';
 import { SEVERITIES } from '../severity.tsx';
 import { Time } from '../time.tsx';
 import { OriginLabel, RulesTabs, type FiringDay, type LeadRule, type RuleConditions } from './rules.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 /** How long the editor waits after the last keystroke before asking for a preview. */
 const PREVIEW_DELAY_MS = 400;
@@ -229,11 +230,7 @@ export function RulePage({ id }: { id: string | null }) {
               )}
             </div>
           )}
-          {saveState.value.error && (
-            <p class="error" role="alert">
-              {saveState.value.error}
-            </p>
-          )}
+          <ErrorLine message={saveState.value.error} />
         </form>
         <Preview id={id} draft={d} />
       </div>
@@ -403,11 +400,7 @@ function SigmaExport({ id }: { id: string }) {
         Export as Sigma
       </button>{' '}
       {result.value.file && <span class="status">Saved as {result.value.file}</span>}
-      {result.value.error && (
-        <p class="error" role="alert">
-          {result.value.error}
-        </p>
-      )}
+      <ErrorLine message={result.value.error} />
     </section>
   );
 }
@@ -474,11 +467,7 @@ function Backfill({ id }: { id: string }) {
           </button>
         </div>
       )}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       {current && (
         <div class="backfill-job">
           <progress aria-label="Backfill progress" max={1} value={current.progress} />{' '}

@@ -10,6 +10,7 @@ import { can } from '../session.ts';
 import { PageLink } from '../page-link.tsx';
 import { SeverityBadge } from '../severity.tsx';
 import { Time } from '../time.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 const PAGE_SIZE = 50;
 /** Rule details asked at once for the firing counts: the list must not flood a loaded server. */
@@ -130,11 +131,7 @@ export function RulesPage() {
           <option value="false">Disabled</option>
         </select>
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       <p role="status" class="status">
         {data ? `${data.total.toLocaleString()} rule${data.total === 1 ? '' : 's'}` : 'Loading…'}
       </p>
@@ -245,11 +242,7 @@ export function SigmaImportPage() {
           </div>
         </form>
       )}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       {outcome.value && (
         <>
           <p role="status" class="status">

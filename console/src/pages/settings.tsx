@@ -11,6 +11,7 @@ import { place } from '../router.ts';
 import { can, currentSession } from '../session.ts';
 import { Time } from '../time.tsx';
 import { SYSTEM_EVENT_TYPES } from '../../../topics/system-event-types.ts';
+import { NoticeLine } from '../messages.tsx';
 
 const errorText = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
 
@@ -153,11 +154,7 @@ export function ApiKeysPage() {
           </button>
         </div>
       </form>
-      {state.value.message && (
-        <p role="status" class="notice">
-          {state.value.message}
-        </p>
-      )}
+      <NoticeLine message={state.value.message} />
       {(state.value.error || error) && (
         <p class="error" role="alert">
           {state.value.error ?? error}
@@ -276,11 +273,7 @@ export function UsersPage() {
           {state.value.error ?? users.error}
         </p>
       )}
-      {state.value.message && (
-        <p role="status" class="notice">
-          {state.value.message}
-        </p>
-      )}
+      <NoticeLine message={state.value.message} />
       {users.list && (
         <table>
           <caption class="visually-hidden">Users by email</caption>
@@ -493,11 +486,7 @@ export function NotificationsPage() {
           {state.value.error ?? channels.error}
         </p>
       )}
-      {state.value.message && (
-        <p role="status" class="notice">
-          {state.value.message}
-        </p>
-      )}
+      <NoticeLine message={state.value.message} />
       <h2>Channels</h2>
       {channels.list && channels.list.length === 0 && <p class="empty">No channels yet.</p>}
       {channels.list && channels.list.length > 0 && (

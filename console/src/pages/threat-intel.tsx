@@ -8,6 +8,7 @@ import { api, ApiError } from '../api.ts';
 import { can } from '../session.ts';
 import { Time } from '../time.tsx';
 import { SettingsTabs } from './settings.tsx';
+import { ErrorLine, NoticeLine } from '../messages.tsx';
 
 const FEED_KINDS = [
   { kind: 'plain', label: 'Plain list (one value a line)' },
@@ -123,16 +124,8 @@ export function ThreatIntelPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Threat intel</h1>
       <SettingsTabs current="/settings/threat-intel" />
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
-      {notice.value && (
-        <p role="status" class="notice">
-          {notice.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
+      <NoticeLine message={notice.value} />
       <h2>Feeds</h2>
       {subscriptions.value && subscriptions.value.length === 0 && <p class="empty">No feed subscribed.</p>}
       {subscriptions.value && subscriptions.value.length > 0 && (

@@ -14,6 +14,7 @@ import { SeverityBadge } from '../severity.tsx';
 import { SeverityAndOrder } from '../list-filters.tsx';
 import { sortFrom } from '../list-sort.ts';
 import { evidenceHref } from '../evidence.tsx';
+import { ErrorLine } from '../messages.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -81,11 +82,7 @@ function ListPage<T extends { id: string }>({ path, title, noun, apiPath, field,
       <form class="filters" aria-label={`${title} filters`} onSubmit={(e) => e.preventDefault()}>
         <SeverityAndOrder severity={severity} sortKey={sort.key} change={(params) => navigate(urlWith(params))} />
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorLine message={error.value} />
       <p role="status" class="status">
         {data ? `${data.total.toLocaleString()} ${noun}${data.total === 1 ? '' : 's'}` : 'Loading…'}
       </p>
