@@ -1,7 +1,10 @@
 // artifacts.parsed and artifacts.enriched: an artifact as a normalized event
 // with ECS fields, and the same event with the graph entities found in it.
 import { z } from 'zod';
+import { EDGE_TYPES, NODE_TYPES } from './graph-types.js';
 import { defineTopic } from './topic.js';
+
+export { EDGE_TYPES, NODE_TYPES };
 
 export type FieldValue = string | number | boolean | (string | number)[];
 
@@ -35,11 +38,9 @@ export const ParsedEvent = z.object({
 });
 export type ParsedEvent = z.infer<typeof ParsedEvent>;
 
-export const NODE_TYPES = ['IP', 'domain', 'host', 'user', 'email'] as const;
 export const NodeType = z.enum(NODE_TYPES);
 export type NodeType = z.infer<typeof NodeType>;
 
-export const EDGE_TYPES = ['communicates_with', 'resolved_to', 'authenticated_as', 'member_of', 'related_to'] as const;
 export const EdgeType = z.enum(EDGE_TYPES);
 export type EdgeType = z.infer<typeof EdgeType>;
 

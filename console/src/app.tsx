@@ -17,6 +17,7 @@ import { ApiKeysPage, NotificationsPage, UsersPage } from './pages/settings.tsx'
 import { AppliancePage, AuditPage, AuthSettingsPage, HealthPage, TlsPage } from './pages/operations.tsx';
 import { ThreatIntelPage } from './pages/threat-intel.tsx';
 import { DecoderPage, DecodersPage } from './pages/decoders.tsx';
+import { GraphPage } from './pages/graph.tsx';
 
 /** The main navigation; a page shows only to roles holding the permission it reads with (the API refuses the rest anyway). */
 const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> = [
@@ -24,6 +25,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; permission?: string }> =
   { path: '/incidents', label: 'Incidents' },
   { path: '/leads', label: 'Leads' },
   { path: '/observations', label: 'Observations' },
+  { path: '/graph', label: 'Graph', permission: 'graph:read' },
   { path: '/rules', label: 'Rules', permission: 'signals:read' },
   { path: '/parsing', label: 'Parsing', permission: 'signals:read' },
   { path: '/reports', label: 'Reports', permission: 'reports:read' },
@@ -41,6 +43,7 @@ function Page() {
   if (path === '/rules/import') return <SigmaImportPage />;
   if (path === '/rules/new') return <RulePage id={null} />;
   if (path === '/parsing') return <CoveragePage />;
+  if (path === '/graph') return <GraphPage />;
   if (path === '/reports') return <ReportsPage />;
   if (path === '/settings' || path === '/settings/api-keys') return <ApiKeysPage />;
   if (path === '/settings/users') return <UsersPage />;

@@ -17,7 +17,7 @@ export interface GraphNode {
 export const nodeHref = (id: string) => `/nodes/${encodeURIComponent(id)}`;
 
 /** Country and autonomous system of a public address; a dash when the node has none (not an IP, or a private one). */
-export function Whereabouts({ node }: { node: GraphNode }) {
+export function Whereabouts({ node }: { node: Pick<GraphNode, 'geo' | 'as'> }) {
   if (!node.geo && !node.as) return <span class="empty">—</span>;
   return (
     <span>
@@ -32,7 +32,7 @@ export function Whereabouts({ node }: { node: GraphNode }) {
 }
 
 /** The flags that are set, as words (never only a colour); "none" when no flag is set. */
-export function FlagList({ node }: { node: GraphNode }) {
+export function FlagList({ node }: { node: Pick<GraphNode, 'flags'> }) {
   const set = Object.entries(node.flags)
     .filter(([, on]) => on)
     .map(([name]) => name);

@@ -11,6 +11,7 @@ import { searchUrl } from './search-state.ts';
 import type { Incident } from './incidents.tsx';
 import type { Artifact } from './artifact.tsx';
 import { artifactHref } from '../evidence.tsx';
+import { graphUrl } from './graph.tsx';
 
 interface NodeSummary {
   id: string;
@@ -119,6 +120,9 @@ export function NodePage({ id }: { id: string }) {
       <h1 id="page-title">
         <span class="node-type">{data.type}</span> <code>{data.value}</code>
       </h1>
+      <p>
+        <a href={graphUrl({ nodeId: data.id })}>Explore graph</a>
+      </p>
       <dl class="facts">
         <dt>Type</dt>
         <dd>{data.type}</dd>
