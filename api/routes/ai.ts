@@ -325,6 +325,21 @@ export const aiRoutes: Route[] = [
   }),
   defineRoute({
     method: 'get',
+    path: '/v1/ai/status',
+    summary: 'Whether the caller can ask the assistant: the organization has a default AI configuration, enabled (the configurations themselves need ai:manage)',
+    description: 'The console shows its assistant panel only when this answers available: true. It names no configuration, model or endpoint.',
+    tag: 'AI',
+    permission: 'ai:read',
+    response: z.object({ available: z.boolean().describe('a new session would start: a default configuration exists and is enabled') }),
+    async handler({ auth, deps }) {
+      const config = await getDefaultAiConfig(deps.store, auth.orgId);
+      const available = config !== null && config.enabled;
+      const message = available ? 'The assistant is available' : config ? 'The default AI configuration is disabled' : 'No AI configuration: an admin creates one with POST /api/v1/ai/configs';
+      return { message, data: { available } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
     path: '/v1/ai/sessions',
     summary: "The caller's own chat sessions, most recently active first",
     tag: 'AI',

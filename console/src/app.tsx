@@ -3,6 +3,7 @@
 import { useEffect } from 'preact/hooks';
 import { navigate, onLinkClick, place, safeReturnPath, withParams } from './router.ts';
 import { can, currentSession, logout, session } from './session.ts';
+import { AssistantPanel, AssistantToggle } from './assistant/panel.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { IncidentsPage } from './pages/incidents.tsx';
@@ -127,6 +128,7 @@ export function App() {
           <span title={user?.email}>
             {user?.name || user?.email || 'signed in'} <span class="role">({user?.role_name ?? 'service'})</span>
           </span>
+          <AssistantToggle />
           <button type="button" onClick={() => void logout()}>
             Log out
           </button>
@@ -135,6 +137,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <Page />
       </main>
+      <AssistantPanel />
     </div>
   );
 }

@@ -323,6 +323,7 @@ describe('the AI rows of SPEC 4.11', () => {
   const UNKNOWN = '01930000-0000-7000-8000-0000000000ff';
   const rows = [
     ['GET', '/api/v1/ai/configs', 'ai:manage'],
+    ['GET', '/api/v1/ai/status', 'ai:read'],
     ['POST', '/api/v1/ai/configs', 'ai:manage'],
     ['PUT', `/api/v1/ai/configs/${UNKNOWN}`, 'ai:manage'],
     ['DELETE', `/api/v1/ai/configs/${UNKNOWN}`, 'ai:manage'],
@@ -394,6 +395,27 @@ describe('the AI rows of SPEC 4.11', () => {
     const deleted = await api.request('DELETE', `/api/v1/ai/sessions/${id}`, { token: alice });
     expect(deleted.body).toMatchObject({ success: true, data: null, message: 'Session "Alice asks" deleted' });
     expect((await api.request('GET', `/api/v1/ai/sessions/${id}`, { token: alice })).status).toBe(404);
+  });
+
+  it('tells an ai:read caller whether a session would start (a default configuration, enabled), and nothing of the configuration', async () => {
+    const orgId = `org-${randomUUID().slice(0, 8)}`;
+    const reader = tokenFor(orgId, ['ai:read'], 'reader');
+    const status = async () => {
+      const res = await api.request('GET', '/api/v1/ai/status', { token: reader });
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    expect(await status()).toMatchObject({ success: true, data: { available: false }, message: expect.stringContaining('No AI configuration') });
+    const admin = tokenFor(orgId, PERMISSIONS);
+    const created = await api.request('POST', '/api/v1/ai/configs', { token: admin, body: { name: 'scripted', provider: 'openai', base_url: llm.url, model: 'test-model', api_key: API_KEY } });
+    const configId = (created.body.data as { id: string }).id;
+    const available = await status();
+    expect(available.data).toEqual({ available: true });
+    expect(JSON.stringify(available)).not.toMatch(/scripted|test-model|127\.0\.0\.1/);
+    await api.request('PUT', `/api/v1/ai/configs/${configId}`, { token: admin, body: { enabled: false } });
+    expect(await status()).toMatchObject({ data: { available: false }, message: 'The default AI configuration is disabled' });
+    // What "available: false" stands for: a session does not start.
+    expect((await api.request('POST', '/api/v1/ai/sessions', { token: reader, body: {} })).status).toBe(400);
   });
 
   it('answers 409 for a question in a session whose configuration was disabled, and 400 when there is no default', async () => {
